@@ -1,0 +1,2 @@
+//! The lab: emulated bottleneck links between real Linux TCP endpoints.
+pub mod emulator;

@@ -1,0 +1,4 @@
+//! headstart: stateful-start TCP congestion controls (BPF) and the lab that measures them.
+pub mod lab;
+pub mod sys;
+pub mod units;

@@ -1,0 +1,2 @@
+mod lab;
+fn main() {}
