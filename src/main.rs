@@ -1,2 +1,270 @@
-mod lab;
-fn main() {}
+//! headstart: the command-line tool. A thin layer: parse, validate, call the library.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use headstart::lab::experiment::{CompetingFlowText, ExperimentText, LinkText, WorkloadText};
+use headstart::lab::{plot, report, topology, workloads};
+use headstart::sys::{self, Interrupt};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "headstart", version, about = "Start every TCP flow at full speed — and measure it")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// The lab: emulated bottlenecks between real Linux TCP endpoints.
+    #[command(subcommand)]
+    Lab(LabCommand),
+}
+
+#[derive(Subcommand)]
+enum LabCommand {
+    /// Sequential flows of each size, for each congestion control (paper Fig. 2/7).
+    Sweep(SweepArgs),
+    /// Run an experiment described in a TOML file (sweep, poisson or competing).
+    Run {
+        /// The experiment file (see examples/*.toml).
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Redraw the PNG figures of a results folder.
+    Plot {
+        /// A folder written by `lab sweep` or `lab run`.
+        dir: PathBuf,
+    },
+    /// Measure the emulator itself: a bulk flow through each rate, delivered rate and
+    /// lateness against the schedule.
+    Calibrate {
+        /// Rates to test.
+        #[arg(long, value_delimiter = ',', default_value = "10mbit,100mbit,1gbit")]
+        rates: Vec<String>,
+        #[arg(long, default_value = "20ms")]
+        rtt: String,
+        #[arg(long, default_value = "1bdp")]
+        buffer: String,
+        /// Seconds of transfer per rate.
+        #[arg(long, default_value_t = 6.0)]
+        seconds: f64,
+        /// Congestion control of the bulk flow.
+        #[arg(long, default_value = "cubic")]
+        cc: String,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Delete lab namespaces left behind by runs that were killed.
+    Clean,
+}
+
+#[derive(Args)]
+struct OutArgs {
+    /// Results folder (default: results/<kind>-<UTC time>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Skip the PNG figures.
+    #[arg(long)]
+    no_plot: bool,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Congestion controls; NAME:iwN adds a static initial window (route initcwnd).
+    #[arg(long, value_delimiter = ',', default_value = "cubic,bbr,cubic:iw100")]
+    cc: Vec<String>,
+    /// Bottleneck rate (ignored with --trace).
+    #[arg(long, default_value = "100mbit")]
+    rate: String,
+    /// Round-trip propagation delay.
+    #[arg(long, default_value = "50ms")]
+    rtt: String,
+    /// Drop-tail buffer: in BDPs (1bdp, 0.5bdp) or bytes (10mb, 625k).
+    #[arg(long, default_value = "1bdp")]
+    buffer: String,
+    /// Repetitions of each (size, cc) point.
+    #[arg(long, default_value_t = 3)]
+    reps: u32,
+    /// Flow sizes (k = 1024 bytes).
+    #[arg(long, value_delimiter = ',', default_value = "8k,16k,32k,64k,128k,256k,512k,1m,2m,4m,8m")]
+    sizes: Vec<String>,
+    /// Run a previous flow to the same peer right before each measured flow.
+    #[arg(long)]
+    warm: bool,
+    /// Size of the warm-up flow (default: the measured flow's size).
+    #[arg(long)]
+    warm_size: Option<String>,
+    /// Random loss on the downlink (e.g. 0.1%).
+    #[arg(long)]
+    loss: Option<String>,
+    /// mahimahi trace for the downlink.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// mahimahi trace for the uplink.
+    #[arg(long)]
+    uplink_trace: Option<PathBuf>,
+    /// Use IPv6 between client and server.
+    #[arg(long)]
+    ipv6: bool,
+    /// Sample cwnd and pacing rate at this interval (e.g. 1ms) for cwnd plots.
+    #[arg(long)]
+    sample: Option<String>,
+    #[arg(long)]
+    seed: Option<u64>,
+    #[command(flatten)]
+    out: OutArgs,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = dispatch(cli) {
+        eprintln!("headstart: error: {}", format!("{e:#}").replace('\n', " "));
+        std::process::exit(1);
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Lab(cmd) => lab(cmd),
+    }
+}
+
+fn lab(cmd: LabCommand) -> Result<()> {
+    match cmd {
+        LabCommand::Sweep(a) => {
+            let text = ExperimentText {
+                name: Some("sweep".into()),
+                link: LinkText { rate: Some(a.rate), rtt: a.rtt, buffer: a.buffer, loss: a.loss, trace: a.trace, uplink_trace: a.uplink_trace },
+                workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, ipv6: a.ipv6 },
+                sample: a.sample,
+                seed: a.seed,
+            };
+            run_experiment(text, &a.out)
+        }
+        LabCommand::Run { file, out } => {
+            let mut text = ExperimentText::from_toml_file(&file)?;
+            if text.name.is_none() {
+                text.name = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            }
+            run_experiment(text, &out)
+        }
+        LabCommand::Plot { dir } => {
+            for p in plot::plot_dir(&dir)? {
+                println!("{}", p.display());
+            }
+            Ok(())
+        }
+        LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, out } => calibrate(rates, rtt, buffer, seconds, cc, &out),
+        LabCommand::Clean => {
+            sys::require_root()?;
+            let swept = topology::sweep_leftovers()?;
+            println!("removed {} leftover lab namespace(s){}", swept.len(), if swept.is_empty() { String::new() } else { format!(": {}", swept.join(" ")) });
+            Ok(())
+        }
+    }
+}
+
+fn default_out(kind: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    PathBuf::from(format!("results/{kind}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}", t / 3600, t / 60 % 60, t % 60))
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn run_experiment(text: ExperimentText, out: &OutArgs) -> Result<()> {
+    // Everything is validated before any namespace, device or file is created.
+    let exp = text.validate()?;
+    sys::require_root()?;
+    let dir = out.out.clone().unwrap_or_else(|| default_out(exp.workload.kind()));
+    check_writable(&dir)?;
+    let interrupt = Interrupt::install()?;
+    let res = workloads::run(&exp, interrupt, out.quiet)?;
+    report::write_all(&dir, &exp, &res)?;
+    report::print_and_save(&dir, &exp, &res)?;
+    if !out.no_plot {
+        plot::plot_dir(&dir).context("plotting")?;
+    }
+    println!("results: {}", dir.display());
+    Ok(())
+}
+
+fn check_writable(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create results folder {}", dir.display()))?;
+    let probe = dir.join(".write-test");
+    std::fs::write(&probe, b"").with_context(|| format!("cannot write into {}", dir.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: String, out: &OutArgs) -> Result<()> {
+    anyhow::ensure!(seconds >= 2.0 && seconds <= 600.0, "--seconds must be between 2 and 600");
+    sys::require_root()?;
+    let dir = out.out.clone().unwrap_or_else(|| default_out("calibrate"));
+    check_writable(&dir)?;
+    let interrupt = Interrupt::install()?;
+    let mut lines = vec!["rate,delivered_mbps,ratio,lateness_p50_ms,lateness_p99_ms,lateness_max_ms,outside_model_drops,buffer_drops,goodput_mbps".to_string()];
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec!["rate", "link rate delivered", "of configured", "lateness p50 ms", "p99 ms", "max ms", "drops outside model", "buffer drops", "goodput Mbit/s"]);
+    for rate in &rates {
+        let bps = headstart::units::parse_rate(rate)?;
+        let size = (bps as f64 / 8.0 * seconds) as u64;
+        let text = ExperimentText {
+            name: Some(format!("calibrate-{rate}")),
+            link: LinkText { rate: Some(rate.clone()), rtt: rtt.clone(), buffer: buffer.clone(), loss: None, trace: None, uplink_trace: None },
+            workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0 }], bin: "100ms".into() },
+            sample: None,
+            seed: None,
+        };
+        let exp = text.validate()?;
+        if !out.quiet {
+            eprintln!("calibrating at {rate} for {seconds} s ...");
+        }
+        let res = workloads::run(&exp, interrupt.clone(), true)?;
+        let sub = dir.join(rate);
+        report::write_all(&sub, &exp, &res)?;
+        // Link rate over the saturated part: skip the first second (slow start) and
+        // the last bin (partial).
+        let bins: Vec<f64> = res.throughput_series.iter().filter(|(t, _, _)| *t >= 1.0).map(|(_, m, _)| m[0]).collect();
+        let steady = if bins.len() > 2 { &bins[..bins.len() - 1] } else { &bins[..] };
+        let delivered = headstart::lab::metrics::mean(steady);
+        let a = &res.accuracy;
+        let outside = a.external.tun_tx_dropped + a.external.tun_rx_dropped + a.external.softnet_dropped + a.write_errors;
+        let goodput = res.rows[0].throughput_mbps.unwrap_or(0.0);
+        let ratio = delivered * 1e6 / bps as f64;
+        lines.push(format!("{rate},{delivered:.3},{ratio:.4},{:.3},{:.3},{:.3},{outside},{},{goodput:.3}", a.lateness_p50_ms, a.lateness_p99_ms, a.lateness_max_ms, a.down_dropped_buffer));
+        table.add_row(vec![
+            rate.clone(),
+            format!("{delivered:.2} Mbit/s"),
+            format!("{:.2} %", ratio * 100.0),
+            format!("{:.3}", a.lateness_p50_ms),
+            format!("{:.3}", a.lateness_p99_ms),
+            format!("{:.2}", a.lateness_max_ms),
+            outside.to_string(),
+            a.down_dropped_buffer.to_string(),
+            format!("{goodput:.2}"),
+        ]);
+    }
+    std::fs::write(dir.join("calibration.csv"), lines.join("\n") + "\n")?;
+    println!("{table}");
+    println!("results: {}", dir.display());
+    Ok(())
+}

@@ -1,2 +1,11 @@
-//! The lab: emulated bottleneck links between real Linux TCP endpoints.
+//! The lab: emulated bottleneck links between real Linux TCP endpoints, workloads
+//! like the papers', and their metrics, tables and plots.
 pub mod emulator;
+pub mod experiment;
+pub mod lab;
+pub mod metrics;
+pub mod plot;
+pub mod report;
+pub mod topology;
+pub mod traffic;
+pub mod workloads;

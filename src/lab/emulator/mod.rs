@@ -1,3 +1,5 @@
 //! The link emulator: a clock-free bottleneck model (`model`) driven by a TUN event
-//! loop (`tun_loop`).
+//! loop (`runner`), reporting its own accuracy (`stats`).
 pub mod model;
+pub mod runner;
+pub mod stats;

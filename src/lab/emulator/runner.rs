@@ -1,0 +1,438 @@
+//! The emulator's I/O: one thread, pinned to its own core, moving IP packets between
+//! the server's TUN device and the clients' TUN devices through the bottleneck model.
+//! Downlink (server → clients) and uplink (clients → server) are one `Direction` each,
+//! shared by all clients, so the clients compete for one bottleneck as in a dumbbell.
+//!
+//! The loop asks the model when the next packet is due, sleeps in ppoll() until then
+//! (or until a packet arrives), and spins for the last few microseconds so that timer
+//! slack does not become delay error. Every delivery records its lateness against the
+//! model's schedule, so a run always says how faithful its link was.
+
+use super::model::{Direction, DirectionConfig, Verdict};
+use super::stats::{EmulatorReport, FlowKey, FlowStats};
+use crate::sys;
+use anyhow::{bail, Context, Result};
+use std::collections::HashMap;
+use std::fs::File;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+const SLOT_BYTES: usize = 2048;
+/// Below this distance to the next deadline the loop spins instead of sleeping.
+const SPIN_NS: u64 = 40_000;
+/// Longest sleep, so that a stop request is seen promptly.
+const MAX_SLEEP_NS: u64 = 2_000_000;
+/// Packets read from one device per turn of the loop, so no device starves the others.
+const READ_BATCH: usize = 32;
+
+#[derive(Clone, Debug)]
+pub struct EmulatorSpec {
+    pub down: DirectionConfig,
+    pub up: DirectionConfig,
+    /// Record per-flow delivered bytes in bins of this width (throughput over time).
+    pub series_bin_ns: Option<u64>,
+    /// Core to pin the emulator to.
+    pub cpu: Option<usize>,
+    /// The model's time 0 on the CLOCK_MONOTONIC scale (where traces start).
+    pub origin_ns: u64,
+}
+
+/// Opens a TUN device named `name` inside the namespace `ns`. The device lives in that
+/// namespace; the returned descriptor works from anywhere.
+pub fn open_tun_in(ns: &File, name: &str) -> Result<OwnedFd> {
+    let ns = ns.try_clone()?;
+    let name = name.to_string();
+    std::thread::spawn(move || -> Result<OwnedFd> {
+        sys::enter_netns(&ns)?;
+        open_tun(&name)
+    })
+    .join()
+    .map_err(|_| anyhow::anyhow!("TUN opener thread panicked"))?
+}
+
+fn open_tun(name: &str) -> Result<OwnedFd> {
+    let path = c"/dev/net/tun";
+    // SAFETY: plain open(2); the fd is owned right below.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+    if fd < 0 {
+        bail!("cannot open /dev/net/tun: {} (is the tun driver available?)", std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor we own.
+    let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+    #[repr(C)]
+    struct IfReq {
+        name: [u8; libc::IFNAMSIZ],
+        flags: libc::c_short,
+        _pad: [u8; 22],
+    }
+    let mut req = IfReq { name: [0; libc::IFNAMSIZ], flags: (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short, _pad: [0; 22] };
+    anyhow::ensure!(name.len() < libc::IFNAMSIZ, "interface name too long");
+    req.name[..name.len()].copy_from_slice(name.as_bytes());
+    // SAFETY: TUNSETIFF reads an ifreq-shaped struct we own.
+    let rc = unsafe { libc::ioctl(fd, libc::TUNSETIFF as _, &mut req) };
+    if rc < 0 {
+        bail!("TUNSETIFF {name}: {}", std::io::Error::last_os_error());
+    }
+    Ok(owned)
+}
+
+pub struct ClientPort {
+    pub fd: OwnedFd,
+    pub v4: Ipv4Addr,
+    pub v6: Ipv6Addr,
+}
+
+pub struct Emulator {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Result<EmulatorReport>>>,
+}
+
+impl Emulator {
+    pub fn start(spec: EmulatorSpec, server: OwnedFd, server_addrs: (Ipv4Addr, Ipv6Addr), clients: Vec<ClientPort>) -> Result<Emulator> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let handle = std::thread::Builder::new()
+            .name("emulator".into())
+            .spawn(move || {
+                let mut lp = match Loop::new(spec, server, server_addrs, clients) {
+                    Ok(lp) => {
+                        let _ = ready_tx.send(Ok(()));
+                        lp
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(format!("{e:#}")));
+                        return Err(e);
+                    }
+                };
+                lp.run(&stop2)
+            })?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Emulator { stop, handle: Some(handle) }),
+            Ok(Err(e)) => {
+                let _ = handle.join();
+                bail!("emulator failed to start: {e}")
+            }
+            Err(_) => bail!("emulator thread died while starting"),
+        }
+    }
+
+    pub fn stop(mut self) -> Result<EmulatorReport> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle
+            .take()
+            .expect("stopped once")
+            .join()
+            .map_err(|_| anyhow::anyhow!("emulator thread panicked"))?
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Where a buffered packet goes when it is due.
+#[derive(Clone, Copy)]
+struct Slot {
+    index: u32,
+    out_fd: i32,
+    flow: Option<(FlowKey, bool)>,
+}
+
+struct Loop {
+    spec: EmulatorSpec,
+    server: OwnedFd,
+    server_v4: [u8; 4],
+    server_v6: [u8; 16],
+    clients: Vec<ClientPort>,
+    client_by_addr: HashMap<[u8; 16], usize>,
+    down: Direction<Slot>,
+    up: Direction<Slot>,
+    pool: Vec<u8>,
+    free: Vec<u32>,
+    report: EmulatorReport,
+    flows: HashMap<FlowKey, FlowStats>,
+    start_ns: u64,
+}
+
+impl Loop {
+    fn new(spec: EmulatorSpec, server: OwnedFd, server_addrs: (Ipv4Addr, Ipv6Addr), clients: Vec<ClientPort>) -> Result<Loop> {
+        if let Some(cpu) = spec.cpu {
+            sys::pin_to_cpu(cpu)?;
+        }
+        // SAFETY: prctl with integer arguments; 1 ns slack makes ppoll wake on time.
+        unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
+        let slots = pool_slots(&spec);
+        let mut pool = vec![0u8; slots * SLOT_BYTES];
+        // Pre-fault and lock so that a page fault never lands in the middle of a burst.
+        for page in pool.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        // SAFETY: mlock on memory we own; failure only costs accuracy, and is reported.
+        let locked = unsafe { libc::mlock(pool.as_ptr() as *const _, pool.len()) } == 0;
+        let mut client_by_addr = HashMap::new();
+        for (i, c) in clients.iter().enumerate() {
+            client_by_addr.insert(key16(IpAddr::V4(c.v4)), i);
+            client_by_addr.insert(key16(IpAddr::V6(c.v6)), i);
+        }
+        let mut report = EmulatorReport::new(&spec);
+        report.pool_slots = slots as u64;
+        report.pool_locked = locked;
+        Ok(Loop {
+            start_ns: spec.origin_ns,
+            down: Direction::new(spec.down.clone()),
+            up: Direction::new(spec.up.clone()),
+            spec,
+            server,
+            server_v4: server_addrs.0.octets(),
+            server_v6: server_addrs.1.octets(),
+            clients,
+            client_by_addr,
+            pool,
+            free: (0..slots as u32).rev().collect(),
+            report,
+            flows: HashMap::new(),
+        })
+    }
+
+    fn run(&mut self, stop: &AtomicBool) -> Result<EmulatorReport> {
+        let mut pollfds: Vec<libc::pollfd> = std::iter::once(self.server.as_raw_fd())
+            .chain(self.clients.iter().map(|c| c.fd.as_raw_fd()))
+            .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
+            .collect();
+        while !stop.load(Ordering::Relaxed) {
+            let now = self.now();
+            self.deliver_due(now);
+            let next = [self.down.next_delivery_ns(), self.up.next_delivery_ns()]
+                .into_iter()
+                .flatten()
+                .min();
+            let wait = next.map_or(MAX_SLEEP_NS, |t| t.saturating_sub(now)).min(MAX_SLEEP_NS);
+            if wait > SPIN_NS {
+                let ts = libc::timespec { tv_sec: 0, tv_nsec: (wait - SPIN_NS / 2) as i64 };
+                // SAFETY: pollfds is a valid array for the duration of the call.
+                let n = unsafe { libc::ppoll(pollfds.as_mut_ptr(), pollfds.len() as _, &ts, std::ptr::null()) };
+                if n < 0 {
+                    let err = std::io::Error::last_os_error();
+                    if err.kind() != std::io::ErrorKind::Interrupted {
+                        return Err(err).context("ppoll");
+                    }
+                }
+                if n <= 0 {
+                    continue;
+                }
+            }
+            for i in 0..pollfds.len() {
+                self.read_device(i);
+            }
+        }
+        self.report.elapsed_ns = self.now();
+        self.report.down = self.down.counters;
+        self.report.up = self.up.counters;
+        self.report.flows = std::mem::take(&mut self.flows);
+        Ok(std::mem::replace(&mut self.report, EmulatorReport::new(&self.spec)))
+    }
+
+    fn now(&self) -> u64 {
+        sys::mono_ns() - self.start_ns
+    }
+
+    /// Reads up to READ_BATCH packets from device `i` (0 = server) into the model.
+    fn read_device(&mut self, i: usize) {
+        let fd = if i == 0 { self.server.as_raw_fd() } else { self.clients[i - 1].fd.as_raw_fd() };
+        for _ in 0..READ_BATCH {
+            let Some(slot) = self.take_slot() else {
+                // Nothing to read into: the packet waits in the TUN queue (and is counted
+                // there if it overflows).
+                self.report.pool_exhausted += 1;
+                return;
+            };
+            let buf = &mut self.pool[slot as usize * SLOT_BYTES..(slot as usize + 1) * SLOT_BYTES];
+            // SAFETY: reading into a slot of our pool.
+            let n = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut _, SLOT_BYTES) };
+            if n <= 0 {
+                self.free.push(slot);
+                return;
+            }
+            let now = self.now();
+            self.accept(i, slot, n as usize, now);
+        }
+    }
+
+    fn accept(&mut self, from: usize, slot: u32, len: usize, now: u64) {
+        let pkt = &self.pool[slot as usize * SLOT_BYTES..slot as usize * SLOT_BYTES + len];
+        let Some(hdr) = parse_ip(pkt) else {
+            self.report.unroutable += 1;
+            self.free.push(slot);
+            return;
+        };
+        let downlink = from == 0;
+        let out_fd = if downlink {
+            match self.client_by_addr.get(&hdr.dst) {
+                Some(&c) => self.clients[c].fd.as_raw_fd(),
+                None => {
+                    self.report.unroutable += 1;
+                    self.free.push(slot);
+                    return;
+                }
+            }
+        } else {
+            let to_server = hdr.dst == self.server_v6 || hdr.dst[12..] == self.server_v4 && hdr.dst[..12] == V4_MAPPED;
+            if !to_server {
+                self.report.unroutable += 1;
+                self.free.push(slot);
+                return;
+            }
+            self.server.as_raw_fd()
+        };
+        // Flows are named by their client end: (address, port).
+        let flow = hdr.ports.map(|(sport, dport)| {
+            if downlink { (FlowKey { addr: hdr.dst, port: dport }, hdr.syn) } else { (FlowKey { addr: hdr.src, port: sport }, hdr.syn) }
+        });
+        let dir = if downlink { &mut self.down } else { &mut self.up };
+        let verdict = dir.offer(now, len as u32, Slot { index: slot, out_fd, flow });
+        if let Some((key, syn)) = flow {
+            let st = self.flows.entry(key).or_default();
+            if syn && !downlink && st.first_ns.is_none() {
+                st.first_ns = Some(now);
+            }
+            match verdict {
+                Verdict::Accepted { .. } => {}
+                Verdict::DroppedBuffer if downlink => st.down_dropped_buffer += 1,
+                Verdict::DroppedLoss if downlink => st.down_dropped_loss += 1,
+                _ => st.up_dropped += 1,
+            }
+        }
+        if !matches!(verdict, Verdict::Accepted { .. }) {
+            self.free.push(slot);
+        }
+    }
+
+    fn deliver_due(&mut self, now: u64) {
+        for downlink in [true, false] {
+            loop {
+                let dir = if downlink { &mut self.down } else { &mut self.up };
+                let Some(d) = dir.pop_due(now) else { break };
+                let slot = d.payload;
+                let off = slot.index as usize * SLOT_BYTES;
+                // SAFETY: writing a slot of our pool to a TUN fd we own.
+                let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, d.len as usize) };
+                if n != d.len as isize {
+                    self.report.write_errors += 1;
+                }
+                let lateness = now.saturating_sub(d.deliver_ns);
+                self.report.lateness_us.record(lateness / 1000);
+                let sojourn = d.depart_ns - d.arrive_ns;
+                if downlink {
+                    self.report.down_queue_delay_us.record(sojourn / 1000);
+                }
+                if let Some((key, _)) = slot.flow {
+                    let bin = self.spec.series_bin_ns;
+                    let st = self.flows.entry(key).or_default();
+                    st.last_ns = now;
+                    if downlink {
+                        st.down_packets += 1;
+                        st.down_bytes += d.len as u64;
+                        st.queue_delay_sum_ns += sojourn;
+                        st.queue_delay_max_ns = st.queue_delay_max_ns.max(sojourn);
+                        if let Some(bin_ns) = bin {
+                            let b = (d.deliver_ns / bin_ns) as usize;
+                            if st.series.len() <= b {
+                                st.series.resize(b + 1, 0);
+                            }
+                            st.series[b] += d.len as u64;
+                        }
+                    } else {
+                        st.up_packets += 1;
+                    }
+                }
+                self.free.push(slot.index);
+            }
+        }
+    }
+
+    fn take_slot(&mut self) -> Option<u32> {
+        if let Some(s) = self.free.pop() {
+            return Some(s);
+        }
+        // Grow rather than drop: the growth is reported (it is not pre-faulted memory).
+        if self.pool.len() / SLOT_BYTES >= MAX_POOL_SLOTS {
+            return None;
+        }
+        let old = self.pool.len() / SLOT_BYTES;
+        let grow = old.max(1024);
+        self.pool.resize((old + grow) * SLOT_BYTES, 0);
+        self.free.extend((old as u32..(old + grow) as u32).rev());
+        self.report.pool_grown += 1;
+        self.free.pop()
+    }
+}
+
+const MAX_POOL_SLOTS: usize = 1 << 20;
+const V4_MAPPED: [u8; 12] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+
+/// Enough slots for everything the model can hold at once: the downlink buffer and
+/// the data on the wire, in full-size packets, and as many ACKs the other way.
+fn pool_slots(spec: &EmulatorSpec) -> usize {
+    let in_flight = |d: &DirectionConfig| -> u64 {
+        let bps = match &d.rate {
+            super::model::LinkRate::Constant { bits_per_sec } => *bits_per_sec as f64,
+            super::model::LinkRate::Trace(t) => t.average_bits_per_sec() * 4.0,
+        };
+        d.buffer_bytes.min(1 << 30) + (bps / 8.0 * d.delay_ns as f64 / 1e9) as u64
+    };
+    let packets = (in_flight(&spec.down) + in_flight(&spec.up).min(in_flight(&spec.down))) / 1400;
+    (2 * packets as usize + 4096).min(MAX_POOL_SLOTS)
+}
+
+pub fn key16(addr: IpAddr) -> [u8; 16] {
+    match addr {
+        IpAddr::V4(a) => a.to_ipv6_mapped().octets(),
+        IpAddr::V6(a) => a.octets(),
+    }
+}
+
+struct IpHeader {
+    src: [u8; 16],
+    dst: [u8; 16],
+    ports: Option<(u16, u16)>,
+    syn: bool,
+}
+
+/// The addresses (IPv4 mapped into IPv6) and, for TCP, the ports and SYN flag.
+fn parse_ip(p: &[u8]) -> Option<IpHeader> {
+    let version = p.first()? >> 4;
+    let (src, dst, proto, l4) = match version {
+        4 if p.len() >= 20 => {
+            let ihl = (p[0] & 0x0f) as usize * 4;
+            let mut src = [0u8; 16];
+            let mut dst = [0u8; 16];
+            src[..12].copy_from_slice(&V4_MAPPED);
+            dst[..12].copy_from_slice(&V4_MAPPED);
+            src[12..].copy_from_slice(&p[12..16]);
+            dst[12..].copy_from_slice(&p[16..20]);
+            (src, dst, p[9], ihl)
+        }
+        6 if p.len() >= 40 => {
+            let src: [u8; 16] = p[8..24].try_into().ok()?;
+            let dst: [u8; 16] = p[24..40].try_into().ok()?;
+            (src, dst, p[6], 40)
+        }
+        _ => return None,
+    };
+    let ports = if proto == libc::IPPROTO_TCP as u8 && p.len() >= l4 + 14 {
+        Some((u16::from_be_bytes([p[l4], p[l4 + 1]]), u16::from_be_bytes([p[l4 + 2], p[l4 + 3]])))
+    } else {
+        None
+    };
+    let syn = ports.is_some() && p[l4 + 13] & 0x02 != 0;
+    Some(IpHeader { src, dst, ports, syn })
+}

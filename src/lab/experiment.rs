@@ -1,0 +1,428 @@
+//! An experiment = a link + a workload. Written by hand in TOML (`headstart lab run
+//! FILE`) or built from command-line flags (`headstart lab sweep ...`); either way it is
+//! validated completely before anything is created.
+
+use crate::lab::emulator::model::{DirectionConfig, LinkRate, Trace};
+use crate::units::{self, BufferSpec};
+use anyhow::{bail, ensure, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The link as written by the user.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkText {
+    /// Bottleneck rate (constant link), e.g. "100mbit". Ignored for a trace's direction.
+    #[serde(default)]
+    pub rate: Option<String>,
+    /// Round-trip propagation delay, split evenly over the two directions.
+    pub rtt: String,
+    /// Drop-tail buffer: "1bdp", "0.5bdp", "10mb".
+    #[serde(default = "default_buffer")]
+    pub buffer: String,
+    /// Random loss on the downlink, "0.1%".
+    #[serde(default)]
+    pub loss: Option<String>,
+    /// mahimahi trace for the downlink (data).
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
+    /// mahimahi trace for the uplink (ACKs); default: the downlink's rate or trace.
+    #[serde(default)]
+    pub uplink_trace: Option<PathBuf>,
+}
+
+fn default_buffer() -> String {
+    "1bdp".into()
+}
+
+/// The link, validated and resolved.
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    pub text: LinkText,
+    /// Capacity used for FCT efficiency: the constant rate, or the trace's average.
+    pub capacity_bps: f64,
+    pub rtt_ns: u64,
+    pub buffer_bytes: u64,
+    pub loss: f64,
+    #[serde(skip)]
+    pub down_rate: LinkRate,
+    #[serde(skip)]
+    pub up_rate: LinkRate,
+}
+
+fn read_trace(path: &Path) -> Result<Trace> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read trace {}", path.display()))?;
+    Trace::parse(&text).map_err(|e| anyhow::anyhow!("malformed trace {}: {e}", path.display()))
+}
+
+impl LinkText {
+    pub fn resolve(&self) -> Result<Link> {
+        let rtt_ns = units::parse_duration_ns(&self.rtt).context("--rtt")?;
+        ensure!(rtt_ns >= 100_000, "rtt {} is below 0.1 ms, shorter than the emulator can hold", self.rtt);
+        let down_rate = match (&self.trace, &self.rate) {
+            (Some(path), _) => LinkRate::Trace(read_trace(path)?),
+            (None, Some(rate)) => LinkRate::Constant { bits_per_sec: units::parse_rate(rate).context("--rate")? },
+            (None, None) => bail!("the link needs a rate (e.g. --rate 100mbit) or a trace"),
+        };
+        let up_rate = match &self.uplink_trace {
+            Some(path) => LinkRate::Trace(read_trace(path)?),
+            None => match (&self.rate, &down_rate) {
+                (Some(rate), _) => LinkRate::Constant { bits_per_sec: units::parse_rate(rate)? },
+                (None, r) => r.clone(),
+            },
+        };
+        let capacity_bps = match &down_rate {
+            LinkRate::Constant { bits_per_sec } => *bits_per_sec as f64,
+            LinkRate::Trace(t) => t.average_bits_per_sec(),
+        };
+        let buffer_bytes = BufferSpec::parse(&self.buffer).context("--buffer")?.bytes(capacity_bps, rtt_ns);
+        ensure!(
+            buffer_bytes >= 1500,
+            "buffer {} is {buffer_bytes} bytes, smaller than one 1500-byte packet",
+            self.buffer
+        );
+        let loss = match &self.loss {
+            Some(l) => units::parse_probability(l).context("--loss")?,
+            None => 0.0,
+        };
+        Ok(Link { text: self.clone(), capacity_bps, rtt_ns, buffer_bytes, loss, down_rate, up_rate })
+    }
+}
+
+impl Link {
+    pub fn directions(&self, seed: u64) -> (DirectionConfig, DirectionConfig) {
+        let one_way = self.rtt_ns / 2;
+        let down = DirectionConfig {
+            rate: self.down_rate.clone(),
+            delay_ns: one_way,
+            buffer_bytes: self.buffer_bytes,
+            loss: self.loss,
+            seed,
+        };
+        let up = DirectionConfig {
+            rate: self.up_rate.clone(),
+            delay_ns: self.rtt_ns - one_way,
+            buffer_bytes: self.buffer_bytes,
+            loss: 0.0,
+            seed: seed ^ 0x5eed,
+        };
+        (down, up)
+    }
+
+    pub fn describe(&self) -> String {
+        let rate = match (&self.text.trace, &self.text.rate) {
+            (Some(t), _) => format!(
+                "trace {} (avg {})",
+                t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                units::fmt_rate(self.capacity_bps)
+            ),
+            (None, Some(r)) => r.clone(),
+            _ => String::new(),
+        };
+        format!(
+            "{rate}, RTT {}, buffer {} B ({}), loss {}%",
+            self.text.rtt,
+            self.buffer_bytes,
+            self.text.buffer,
+            self.loss * 100.0
+        )
+    }
+
+    /// Bandwidth-delay product in bytes.
+    pub fn bdp_bytes(&self) -> f64 {
+        self.capacity_bps / 8.0 * self.rtt_ns as f64 / 1e9
+    }
+}
+
+/// A congestion control as the lab runs it: a kernel name and an optional static
+/// initial window on the server's route (`cubic:iw100`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CcSpec {
+    pub label: String,
+    pub kernel: String,
+    pub initcwnd: Option<u32>,
+}
+
+impl CcSpec {
+    pub fn parse(text: &str) -> Result<CcSpec> {
+        let text = text.trim();
+        let (name, opt) = match text.split_once(':') {
+            Some((n, o)) => (n, Some(o)),
+            None => (text, None),
+        };
+        ensure!(
+            !name.is_empty() && name.len() < 16 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "'{text}' is not a congestion control name"
+        );
+        let initcwnd = match opt {
+            None => None,
+            Some(o) => {
+                let n: u32 = o
+                    .strip_prefix("iw")
+                    .and_then(|n| n.parse().ok())
+                    .with_context(|| format!("'{text}': the option after ':' must be iwN (a static initial window), e.g. cubic:iw100"))?;
+                ensure!((1..=10_000).contains(&n), "'{text}': initial window must be 1..10000 packets");
+                Some(n)
+            }
+        };
+        Ok(CcSpec { label: text.to_string(), kernel: name.to_string(), initcwnd })
+    }
+
+    /// Fails unless the running kernel offers this congestion control.
+    pub fn check_available(&self) -> Result<()> {
+        let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+            .context("reading tcp_available_congestion_control")?;
+        if !avail.split_whitespace().any(|n| n == self.kernel) {
+            bail!(
+                "unknown congestion control '{}': this kernel offers {} (load headstart's with `headstart load`)",
+                self.kernel,
+                avail.trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum WorkloadText {
+    /// Sequential flows of each size, `reps` times, for each congestion control.
+    Sweep {
+        cc: Vec<String>,
+        sizes: Vec<String>,
+        #[serde(default = "default_reps")]
+        reps: u32,
+        /// A previous flow to the same peer right before each measured flow.
+        #[serde(default)]
+        warm: bool,
+        /// Size of that previous flow (default: the measured flow's size).
+        #[serde(default)]
+        warm_size: Option<String>,
+        #[serde(default)]
+        ipv6: bool,
+    },
+    /// Poisson arrivals, Pareto sizes, at a target utilisation of the link.
+    Poisson {
+        cc: Vec<String>,
+        mean_size: String,
+        #[serde(default = "default_alpha")]
+        alpha: f64,
+        utilization: f64,
+        flows: u32,
+        #[serde(default = "default_clients")]
+        clients: usize,
+        #[serde(default)]
+        seed: u64,
+        /// Prime the per-peer state with one flow per client before measuring.
+        #[serde(default)]
+        warm: bool,
+    },
+    /// Long flows from several clients with start offsets; throughput over time.
+    Competing {
+        cc: Vec<String>,
+        flows: Vec<CompetingFlowText>,
+        #[serde(default = "default_bin")]
+        bin: String,
+    },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompetingFlowText {
+    pub start: String,
+    pub size: String,
+    /// Index into the workload's `cc` list; default 0.
+    #[serde(default)]
+    pub cc: usize,
+}
+
+fn default_reps() -> u32 {
+    3
+}
+fn default_alpha() -> f64 {
+    2.5
+}
+fn default_clients() -> usize {
+    4
+}
+fn default_bin() -> String {
+    "100ms".into()
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentText {
+    #[serde(default)]
+    pub name: Option<String>,
+    pub link: LinkText,
+    pub workload: WorkloadText,
+    /// Sample cwnd and pacing rate of every flow at this interval (e.g. "1ms").
+    #[serde(default)]
+    pub sample: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+/// A workload, validated.
+#[derive(Clone, Debug)]
+pub enum Workload {
+    Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, ipv6: bool },
+    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool },
+    Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    pub name: String,
+    pub text: ExperimentText,
+    pub link: Link,
+    pub workload: Workload,
+    pub sample_ns: Option<u64>,
+    pub seed: u64,
+}
+
+fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
+    ensure!(!list.is_empty(), "no congestion control given");
+    let ccs = list.iter().map(|c| CcSpec::parse(c)).collect::<Result<Vec<_>>>()?;
+    for c in &ccs {
+        c.check_available()?;
+    }
+    Ok(ccs)
+}
+
+impl ExperimentText {
+    pub fn from_toml_file(path: &Path) -> Result<ExperimentText> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().replace('\n', " ")))
+    }
+
+    pub fn validate(&self) -> Result<Experiment> {
+        let link = self.link.resolve()?;
+        let workload = match &self.workload {
+            WorkloadText::Sweep { cc, sizes, reps, warm, warm_size, ipv6 } => {
+                ensure!(!sizes.is_empty(), "no flow sizes given");
+                let sizes = sizes.iter().map(|s| units::parse_size(s)).collect::<Result<Vec<_>>>()?;
+                ensure!(sizes.iter().all(|&s| s > 0), "flow sizes must be positive");
+                ensure!((1..=1000).contains(reps), "reps must be between 1 and 1000");
+                let warm_size = warm_size.as_deref().map(units::parse_size).transpose()?;
+                Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
+            }
+            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm } => {
+                ensure!(*alpha > 1.0, "Pareto alpha must be > 1 for a finite mean");
+                ensure!(*utilization > 0.0 && *utilization < 1.0, "utilization must be in (0, 1)");
+                ensure!((1..=100_000).contains(flows), "flows must be between 1 and 100000");
+                ensure!((1..=64).contains(clients), "clients must be between 1 and 64");
+                let mean_size = units::parse_size(mean_size)?;
+                ensure!(mean_size >= 100, "mean size must be at least 100 bytes");
+                Workload::Poisson {
+                    cc: parse_ccs(cc)?,
+                    mean_size,
+                    alpha: *alpha,
+                    utilization: *utilization,
+                    flows: *flows,
+                    clients: *clients,
+                    seed: *seed,
+                    warm: *warm,
+                }
+            }
+            WorkloadText::Competing { cc, flows, bin } => {
+                let ccs = parse_ccs(cc)?;
+                ensure!(!flows.is_empty() && flows.len() <= 64, "a competing workload needs 1 to 64 flows");
+                let flows = flows
+                    .iter()
+                    .map(|f| {
+                        ensure!(f.cc < ccs.len(), "flow cc index {} is outside the cc list", f.cc);
+                        Ok((units::parse_duration_ns(&f.start)?, units::parse_size(&f.size)?, f.cc))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                let bin_ns = units::parse_duration_ns(bin)?;
+                ensure!(bin_ns >= 1_000_000, "bin must be at least 1ms");
+                Workload::Competing { cc: ccs, flows, bin_ns }
+            }
+        };
+        let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
+        if let Some(s) = sample_ns {
+            ensure!(s >= 100_000, "sample interval must be at least 100us");
+        }
+        Ok(Experiment {
+            name: self.name.clone().unwrap_or_else(|| "experiment".into()),
+            text: self.clone(),
+            link,
+            workload,
+            sample_ns,
+            seed: self.seed.unwrap_or(1),
+        })
+    }
+}
+
+impl Workload {
+    pub fn clients(&self) -> usize {
+        match self {
+            Workload::Sweep { .. } => 1,
+            Workload::Poisson { clients, .. } => *clients,
+            Workload::Competing { flows, .. } => flows.len(),
+        }
+    }
+    pub fn ccs(&self) -> &[CcSpec] {
+        match self {
+            Workload::Sweep { cc, .. } | Workload::Poisson { cc, .. } | Workload::Competing { cc, .. } => cc,
+        }
+    }
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Workload::Sweep { .. } => "sweep",
+            Workload::Poisson { .. } => "poisson",
+            Workload::Competing { .. } => "competing",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cc_specs() {
+        assert_eq!(CcSpec::parse("cubic").unwrap().initcwnd, None);
+        let s = CcSpec::parse("cubic:iw100").unwrap();
+        assert_eq!((s.kernel.as_str(), s.initcwnd), ("cubic", Some(100)));
+        assert!(CcSpec::parse("cubic:xx").is_err());
+        assert!(CcSpec::parse("cubic:iw0").is_err());
+        assert!(CcSpec::parse("").is_err());
+        assert!(CcSpec::parse("a b").is_err());
+        assert!(CcSpec { label: "x".into(), kernel: "nosuchcc".into(), initcwnd: None }.check_available().is_err());
+    }
+
+    #[test]
+    fn link_validation() {
+        let mut l = LinkText { rate: Some("100mbit".into()), rtt: "50ms".into(), buffer: "1bdp".into(), loss: None, trace: None, uplink_trace: None };
+        let r = l.resolve().unwrap();
+        assert_eq!(r.buffer_bytes, 625_000);
+        l.buffer = "1000".into();
+        assert!(l.resolve().unwrap_err().to_string().contains("smaller than one"));
+        l.buffer = "1bdp".into();
+        l.rate = Some("0mbit".into());
+        assert!(l.resolve().is_err());
+        l.rate = None;
+        assert!(l.resolve().is_err());
+        l.trace = Some("/nonexistent/trace".into());
+        assert!(format!("{:#}", l.resolve().unwrap_err()).contains("cannot read trace"));
+    }
+
+    #[test]
+    fn toml_errors_are_reported() {
+        assert!(toml::from_str::<ExperimentText>("link = 3").is_err());
+        let ok = r#"
+            [link]
+            rate = "10mbit"
+            rtt = "20ms"
+            [workload]
+            kind = "sweep"
+            cc = ["cubic"]
+            sizes = ["8k"]
+        "#;
+        let e: ExperimentText = toml::from_str(ok).unwrap();
+        assert!(matches!(e.workload, WorkloadText::Sweep { reps: 3, .. }));
+        assert!(toml::from_str::<ExperimentText>(&ok.replace("sizes", "sizez")).is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! A running lab: the namespaces, the emulator between them and the traffic server.
+//! Built by `Lab::up`, torn down by `Lab::down` (or by Drop on any error path:
+//! emulator stopped, namespaces deleted, nothing left behind).
+
+use crate::lab::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSpec};
+use crate::lab::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
+use crate::lab::experiment::{CcSpec, Experiment};
+use crate::lab::topology::{Topology, TUN_NAME};
+use crate::lab::traffic::{self, ClientFlow, Server, ServerFlowInfo, SERVER_PORT};
+use crate::sys::{self, Interrupt};
+use anyhow::{Context, Result};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+/// Core layout on the 2-core machines: the emulator alone on one core, everything else
+/// (traffic threads, TUN receive processing via RPS) on the other.
+pub struct Cores {
+    pub emulator: Option<usize>,
+    pub rest: Option<usize>,
+}
+
+impl Cores {
+    pub fn detect() -> Cores {
+        if sys::online_cpus() >= 2 { Cores { emulator: Some(0), rest: Some(1) } } else { Cores { emulator: None, rest: None } }
+    }
+}
+
+/// One finished flow: the client's view and the server's.
+#[derive(Clone, Debug)]
+pub struct FlowOutcome {
+    pub client: usize,
+    pub key: FlowKey,
+    pub cc: CcSpec,
+    pub size: u64,
+    pub client_flow: Result<ClientFlow, String>,
+    pub server: Option<ServerFlowInfo>,
+}
+
+pub struct Lab {
+    // Field order is drop order: server and emulator go before the namespaces.
+    server: Option<Server>,
+    emulator: Option<Emulator>,
+    pub topo: Topology,
+    pub interrupt: Interrupt,
+    next_port: AtomicU16,
+    current_initcwnd: std::sync::Mutex<Option<Option<u32>>>,
+    rest_cpu: Option<usize>,
+    external_before: ExternalDrops,
+    pub flow_timeout: Duration,
+    /// The emulator's time 0: flow start times and throughput bins count from here.
+    pub origin: Instant,
+}
+
+const FIRST_CLIENT_PORT: u16 = 10_000;
+
+impl Lab {
+    pub fn up(exp: &Experiment, interrupt: Interrupt) -> Result<Lab> {
+        sys::require_root()?;
+        let cores = Cores::detect();
+        let topo = Topology::create(exp.workload.clients())?;
+        let server_fd = open_tun_in(&topo.server.ns, TUN_NAME).context("creating the server's TUN device")?;
+        let mut clients = Vec::new();
+        for c in &topo.clients {
+            clients.push(ClientPort { fd: open_tun_in(&c.ns, TUN_NAME)?, v4: c.v4, v6: c.v6 });
+        }
+        for h in topo.hosts() {
+            topo.configure_tun(h, cores.rest)?;
+        }
+        // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
+        // them from one measured flow to the next; the lab measures each flow on its own.
+        sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
+        let (down, up) = exp.link.directions(exp.seed);
+        let series_bin_ns = match &exp.workload {
+            crate::lab::experiment::Workload::Competing { bin_ns, .. } => Some(*bin_ns),
+            _ => None,
+        };
+        let external_before = read_external(&topo)?;
+        let origin = Instant::now();
+        let emulator = Emulator::start(
+            EmulatorSpec { down, up, series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns() },
+            server_fd,
+            (topo.server.v4, topo.server.v6),
+            clients,
+        )?;
+        let server = Server::start(&topo.server.ns, exp.sample_ns.map(Duration::from_nanos), cores.rest)?;
+        // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
+        let slowest = exp.link.capacity_bps.max(1e5);
+        let biggest = match &exp.workload {
+            crate::lab::experiment::Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
+            crate::lab::experiment::Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
+            crate::lab::experiment::Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
+        };
+        let flow_timeout = Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / slowest);
+        Ok(Lab {
+            server: Some(server),
+            emulator: Some(emulator),
+            topo,
+            interrupt,
+            next_port: AtomicU16::new(FIRST_CLIENT_PORT),
+            current_initcwnd: std::sync::Mutex::new(None),
+            rest_cpu: cores.rest,
+            external_before,
+            flow_timeout,
+            origin,
+        })
+    }
+
+    fn set_initcwnd(&self, iw: Option<u32>) -> Result<()> {
+        let mut cur = self.current_initcwnd.lock().unwrap();
+        if *cur != Some(iw) {
+            self.topo.set_server_initcwnd(iw)?;
+            *cur = Some(iw);
+        }
+        Ok(())
+    }
+
+    /// Runs one flow from client `client` on the calling thread's behalf (a helper
+    /// thread enters the client namespace) and waits for both ends' records.
+    pub fn flow(&self, client: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+        self.interrupt.check()?;
+        self.set_initcwnd(cc.initcwnd)?;
+        let host = &self.topo.clients[client];
+        let port = self.next_port.fetch_add(1, Ordering::Relaxed);
+        anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
+        let local = SocketAddr::new(host.addr(ipv6), port);
+        let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT);
+        let ns = host.ns.try_clone()?;
+        let (kernel_cc, timeout, interrupt, cpu) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone(), self.rest_cpu);
+        let client_flow = std::thread::Builder::new()
+            .name(format!("client{client}"))
+            .spawn(move || -> Result<ClientFlow> {
+                sys::enter_netns(&ns)?;
+                if let Some(c) = cpu {
+                    sys::pin_to_cpu(c)?;
+                }
+                traffic::client_flow(server, local, size, &kernel_cc, timeout, &interrupt)
+            })?
+            .join()
+            .map_err(|_| anyhow::anyhow!("client thread panicked"))?;
+        self.interrupt.check()?;
+        let key = FlowKey::new(local.ip(), port);
+        let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info })
+    }
+
+    /// Stops traffic and the emulator and returns the emulator's report, with the
+    /// drops outside the model measured over the run. The namespaces go on Drop.
+    pub fn down(mut self) -> Result<EmulatorReport> {
+        drop(self.server.take());
+        let after = read_external(&self.topo)?;
+        let mut report = self.emulator.take().expect("running").stop()?;
+        report.external = ExternalDrops {
+            tun_tx_dropped: after.tun_tx_dropped.saturating_sub(self.external_before.tun_tx_dropped),
+            tun_rx_dropped: after.tun_rx_dropped.saturating_sub(self.external_before.tun_rx_dropped),
+            softnet_dropped: after.softnet_dropped.saturating_sub(self.external_before.softnet_dropped),
+        };
+        Ok(report)
+    }
+
+    pub fn server_addr(&self, ipv6: bool) -> IpAddr {
+        self.topo.server.addr(ipv6)
+    }
+}
+
+/// TUN queue drops in every namespace plus the kernel's backlog drops (all CPUs).
+fn read_external(topo: &Topology) -> Result<ExternalDrops> {
+    let mut d = ExternalDrops::default();
+    for h in topo.hosts() {
+        let json = sys::run("ip", &["-n", &h.netns, "-s", "-j", "link", "show", "dev", TUN_NAME])?;
+        let v: serde_json::Value = serde_json::from_str(&json).context("parsing ip -j output")?;
+        let stats = &v[0]["stats64"];
+        d.tun_tx_dropped += stats["tx"]["dropped"].as_u64().unwrap_or(0);
+        d.tun_rx_dropped += stats["rx"]["dropped"].as_u64().unwrap_or(0);
+    }
+    let softnet = std::fs::read_to_string("/proc/net/softnet_stat").context("/proc/net/softnet_stat")?;
+    for line in softnet.lines() {
+        if let Some(col) = line.split_whitespace().nth(1) {
+            d.softnet_dropped += u64::from_str_radix(col, 16).unwrap_or(0);
+        }
+    }
+    Ok(d)
+}

@@ -1,0 +1,164 @@
+//! Per-flow rows and the metrics of the papers.
+//!
+//! FCT efficiency (Stateful-TCP §V): Ω = T_min / FCT, where
+//!   T_min = 2·d_min + S_wire / C
+//! d_min is the configured round-trip propagation delay; 1.5·d_min covers the
+//! handshake and the request, 0.5·d_min the last byte's one-way trip. S_wire is the
+//! flow's bytes as they cross the bottleneck: S plus, for each of its ⌈S/MSS⌉
+//! segments, the TCP/IP header bytes (MTU 1500 − MSS: 52 B for IPv4 with timestamps,
+//! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
+
+use crate::lab::experiment::Experiment;
+use crate::lab::lab::FlowOutcome;
+use serde::{Deserialize, Serialize};
+
+const MTU: u64 = 1500;
+
+/// Every field of one flow and of the run it belongs to (so a row stands alone).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FlowRow {
+    pub experiment: String,
+    pub workload: String,
+    /// "measured", or "warmup" for the flow that primes per-peer state.
+    pub role: String,
+    pub cc: String,
+    pub cc_kernel: String,
+    pub initcwnd: Option<u32>,
+    pub size: u64,
+    pub rep: u32,
+    pub client: usize,
+    pub ipv6: bool,
+    pub port: u16,
+    /// Seconds since the workload started.
+    pub start_s: f64,
+    pub fct_s: Option<f64>,
+    pub t_min_s: f64,
+    pub omega: Option<f64>,
+    pub throughput_mbps: Option<f64>,
+    pub retrans: Option<u32>,
+    pub bytes_retrans: Option<u64>,
+    pub final_cwnd: Option<u32>,
+    pub final_ssthresh: Option<u32>,
+    pub delivery_rate_mbps: Option<f64>,
+    pub min_rtt_ms: Option<f64>,
+    pub srtt_ms: Option<f64>,
+    pub mss: u32,
+    pub queue_delay_mean_ms: Option<f64>,
+    pub queue_delay_max_ms: Option<f64>,
+    pub drops_buffer: Option<u64>,
+    pub drops_loss: Option<u64>,
+    pub link_capacity_mbps: f64,
+    pub link_rtt_ms: f64,
+    pub link_buffer_bytes: u64,
+    pub link_loss: f64,
+    pub link_trace: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Ideal flow completion time on an empty path (see the module comment).
+pub fn t_min_s(size: u64, mss: u32, rtt_s: f64, capacity_bps: f64) -> f64 {
+    let mss = mss.clamp(536, 1460) as u64;
+    let segments = size.div_ceil(mss);
+    let wire = size + segments * (MTU - mss);
+    2.0 * rtt_s + wire as f64 * 8.0 / capacity_bps
+}
+
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    if sq == 0.0 { 1.0 } else { sum * sum / (n * sq) }
+}
+
+pub fn median(xs: &mut [f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = xs.len();
+    if n % 2 == 1 { xs[n / 2] } else { (xs[n / 2 - 1] + xs[n / 2]) / 2.0 }
+}
+
+pub fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() { f64::NAN } else { xs.iter().sum::<f64>() / xs.len() as f64 }
+}
+
+impl FlowRow {
+    pub fn from_outcome(exp: &Experiment, o: &FlowOutcome, role: &str, rep: u32, ipv6: bool, run_start: std::time::Instant) -> FlowRow {
+        let link = &exp.link;
+        let srv = o.server.as_ref();
+        let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
+        let rtt_s = link.rtt_ns as f64 / 1e9;
+        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps);
+        let (fct, start, mut error) = match &o.client_flow {
+            Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), None),
+            Err(e) => (None, 0.0, Some(e.clone())),
+        };
+        if error.is_none() {
+            error = srv.and_then(|s| s.error.clone());
+        }
+        FlowRow {
+            experiment: exp.name.clone(),
+            workload: exp.workload.kind().into(),
+            role: role.into(),
+            cc: o.cc.label.clone(),
+            cc_kernel: o.cc.kernel.clone(),
+            initcwnd: o.cc.initcwnd,
+            size: o.size,
+            rep,
+            client: o.client,
+            ipv6,
+            port: o.key.port,
+            start_s: start,
+            fct_s: fct,
+            t_min_s: t_min,
+            omega: fct.map(|f| (t_min / f).min(1.0)),
+            throughput_mbps: fct.map(|f| o.size as f64 * 8.0 / f / 1e6),
+            retrans: srv.map(|s| s.retransmits),
+            bytes_retrans: srv.map(|s| s.bytes_retrans),
+            final_cwnd: srv.map(|s| s.final_cwnd),
+            final_ssthresh: srv.map(|s| s.final_ssthresh),
+            delivery_rate_mbps: srv.map(|s| s.delivery_rate_bps as f64 / 1e6),
+            min_rtt_ms: srv.map(|s| s.min_rtt_us as f64 / 1e3),
+            srtt_ms: srv.map(|s| s.srtt_us as f64 / 1e3),
+            mss,
+            queue_delay_mean_ms: None,
+            queue_delay_max_ms: None,
+            drops_buffer: None,
+            drops_loss: None,
+            link_capacity_mbps: link.capacity_bps / 1e6,
+            link_rtt_ms: rtt_s * 1e3,
+            link_buffer_bytes: link.buffer_bytes,
+            link_loss: link.loss,
+            link_trace: link.text.trace.as_ref().map(|p| p.display().to_string()),
+            error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_min_counts_handshake_and_headers() {
+        // 8 KB at 100 Mbit/s, 50 ms: 2 RTT + (8192 + 6*52) B * 8 / 1e8.
+        let t = t_min_s(8192, 1448, 0.05, 100e6);
+        assert!((t - (0.1 + (8192.0 + 6.0 * 52.0) * 8.0 / 100e6)).abs() < 1e-12);
+        // One full segment is exactly one MTU on the wire.
+        assert!((t_min_s(1448, 1448, 0.0, 12e6) - 0.001).abs() < 1e-12);
+    }
+
+    #[test]
+    fn jain() {
+        assert!((jain_index(&[1.0, 1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&mut []).is_nan());
+    }
+}

@@ -1,0 +1,257 @@
+//! PNG figures like the papers': Ω vs flow size (S-Cubic Fig. 2/7), FCT and throughput
+//! CDFs (S-BBR Fig. 4), cwnd over time (SUSS Fig. 9), throughput and Jain's index over
+//! time (SUSS Fig. 15). Everything is drawn from the files a run wrote, so
+//! `headstart lab plot DIR` can redraw any results folder.
+
+use crate::lab::metrics::{median, FlowRow};
+use crate::lab::report::{self, cc_order};
+use crate::units::fmt_size;
+use anyhow::{bail, Context, Result};
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const FONT_PATHS: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+];
+const SIZE: (u32, u32) = (960, 600);
+
+fn register_font() -> Result<()> {
+    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        let bytes = FONT_PATHS
+            .iter()
+            .find_map(|p| std::fs::read(p).ok())
+            .ok_or_else(|| "no DejaVuSans.ttf found for plot labels (apt-get install fonts-dejavu-core)".to_string())?;
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| "cannot load DejaVuSans.ttf".to_string())
+    })
+    .clone()
+    .map_err(|e| anyhow::anyhow!(e))
+}
+
+fn color(i: usize) -> RGBColor {
+    const C: [RGBColor; 8] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(255, 127, 14),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    C[i % C.len()]
+}
+
+type DynErr = Box<dyn std::error::Error + Send + Sync>;
+
+fn wrap<T>(r: std::result::Result<T, DynErr>, what: &str) -> Result<T> {
+    r.map_err(|e| anyhow::anyhow!("drawing {what}: {e}"))
+}
+
+/// Draws every figure the results in `dir` support; returns the files written.
+pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
+    register_font()?;
+    let rows = report::read_rows(dir)?;
+    if rows.is_empty() {
+        bail!("{} holds no flows to plot", dir.display());
+    }
+    let measured: Vec<FlowRow> = rows.into_iter().filter(|r| r.role == "measured" && r.fct_s.is_some()).collect();
+    let mut out = Vec::new();
+    let sizes: std::collections::BTreeSet<u64> = measured.iter().map(|r| r.size).collect();
+    if measured.iter().any(|r| r.workload == "sweep") && sizes.len() > 1 {
+        let p = dir.join("omega_vs_size.png");
+        wrap(omega_vs_size(&p, &measured), "Ω vs size")?;
+        out.push(p);
+    }
+    let p = dir.join("fct_cdf.png");
+    wrap(cdf(&p, &measured, |r| r.fct_s.map(|f| f * 1e3), "flow completion time (ms)", "FCT CDF"), "FCT CDF")?;
+    out.push(p);
+    let p = dir.join("throughput_cdf.png");
+    wrap(cdf(&p, &measured, |r| r.throughput_mbps, "throughput (Mbit/s, bytes / FCT)", "Throughput CDF"), "throughput CDF")?;
+    out.push(p);
+    let cwnd = dir.join(report::CWND_CSV);
+    if cwnd.exists() {
+        let p = dir.join("cwnd.png");
+        wrap(cwnd_over_time(&p, &cwnd), "cwnd")?;
+        out.push(p);
+    }
+    let tput = dir.join(report::THROUGHPUT_CSV);
+    if tput.exists() {
+        let p = dir.join("throughput_over_time.png");
+        wrap(throughput_over_time(&p, &tput), "throughput over time")?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+fn omega_vs_size(path: &Path, rows: &[FlowRow]) -> std::result::Result<(), DynErr> {
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let min = rows.iter().map(|r| r.size).min().unwrap_or(1) as f64;
+    let max = rows.iter().map(|r| r.size).max().unwrap_or(2) as f64;
+    let r0 = &rows[0];
+    let caption = format!("FCT efficiency vs flow size — {:.0} Mbit/s, RTT {:.0} ms, buffer {} B", r0.link_capacity_mbps, r0.link_rtt_ms, r0.link_buffer_bytes);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(55)
+        .build_cartesian_2d((min * 0.8..max * 1.25).log_scale(), 0f64..1.05f64)?;
+    chart
+        .configure_mesh()
+        .x_desc("flow size")
+        .y_desc("FCT efficiency Ω (median, min–max)")
+        .x_label_formatter(&|x| fmt_size(((*x / 1024.0).round() as u64) * 1024))
+        .draw()?;
+    for (i, cc) in cc_order(rows).iter().enumerate() {
+        let col = color(i);
+        let mut by: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+        for r in rows.iter().filter(|r| &r.cc == cc) {
+            if let Some(o) = r.omega {
+                by.entry(r.size).or_default().push(o);
+            }
+        }
+        let pts: Vec<(f64, f64, f64, f64)> = by
+            .into_iter()
+            .map(|(s, mut v)| {
+                let m = median(&mut v);
+                (s as f64, m, v[0], v[v.len() - 1])
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), col.stroke_width(2)))?
+            .label(cc.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+        chart.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 4, col.filled())))?;
+        chart.draw_series(pts.iter().map(|p| PathElement::new(vec![(p.0, p.2), (p.0, p.3)], col.stroke_width(1))))?;
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn cdf(path: &Path, rows: &[FlowRow], value: impl Fn(&FlowRow) -> Option<f64>, xdesc: &str, title: &str) -> std::result::Result<(), DynErr> {
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let all: Vec<f64> = rows.iter().filter_map(&value).filter(|v| *v > 0.0).collect();
+    let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let (lo, hi) = if all.is_empty() { (1.0, 10.0) } else { (lo * 0.8, hi * 1.25) };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(55)
+        .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.0f64)?;
+    chart.configure_mesh().x_desc(xdesc).y_desc("CDF").draw()?;
+    for (i, cc) in cc_order(rows).iter().enumerate() {
+        let col = color(i);
+        let mut v: Vec<f64> = rows.iter().filter(|r| &r.cc == cc).filter_map(&value).filter(|v| *v > 0.0).collect();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let n = v.len() as f64;
+        let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(k, &x)| (x, (k + 1) as f64 / n)).collect();
+        chart
+            .draw_series(LineSeries::new(pts, col.stroke_width(2)))?
+            .label(cc.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn read_csv(path: &Path) -> Result<Vec<Vec<String>>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(text.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect())
+}
+
+fn num(s: &str) -> f64 {
+    s.parse().unwrap_or(f64::NAN)
+}
+
+/// cwnd over time of the first sampled flow of each congestion control at the
+/// largest sampled size.
+fn cwnd_over_time(path: &Path, csv: &Path) -> std::result::Result<(), DynErr> {
+    let recs = read_csv(csv)?;
+    let max_size = recs.iter().map(|r| num(&r[2]) as u64).max().unwrap_or(0);
+    let mut flows: Vec<(String, String, Vec<(f64, f64)>)> = Vec::new(); // (row, cc, points)
+    for r in recs.iter().filter(|r| num(&r[2]) as u64 == max_size) {
+        if !flows.iter().any(|f| f.0 == r[0]) {
+            if flows.iter().any(|f| f.1 == r[1]) {
+                continue;
+            }
+            flows.push((r[0].clone(), r[1].clone(), Vec::new()));
+        }
+        if let Some(f) = flows.iter_mut().find(|f| f.0 == r[0]) {
+            f.2.push((num(&r[3]), num(&r[4])));
+        }
+    }
+    let tmax = flows.iter().flat_map(|f| f.2.iter().map(|p| p.0)).fold(1.0, f64::max);
+    let cmax = flows.iter().flat_map(|f| f.2.iter().map(|p| p.1)).fold(10.0, f64::max);
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("cwnd over time, {} flow", fmt_size(max_size)), ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..tmax, 0f64..cmax * 1.1)?;
+    chart.configure_mesh().x_desc("time since accept (ms)").y_desc("cwnd (packets)").draw()?;
+    for (i, (_, cc, pts)) in flows.iter().enumerate() {
+        let col = color(i);
+        chart
+            .draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))?
+            .label(cc.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn throughput_over_time(path: &Path, csv: &Path) -> std::result::Result<(), DynErr> {
+    let recs = read_csv(csv)?;
+    let mut flows: BTreeMap<usize, (String, Vec<(f64, f64)>)> = BTreeMap::new();
+    let mut jain: BTreeMap<i64, f64> = BTreeMap::new();
+    for r in &recs {
+        let t = num(&r[0]);
+        let e = flows.entry(num(&r[1]) as usize).or_insert_with(|| (r[2].clone(), Vec::new()));
+        e.1.push((t, num(&r[3])));
+        let j = num(&r[4]);
+        if j.is_finite() {
+            jain.insert((t * 1000.0) as i64, j);
+        }
+    }
+    let tmax = recs.iter().map(|r| num(&r[0])).fold(1.0, f64::max);
+    let ymax = recs.iter().map(|r| num(&r[3])).fold(1.0, f64::max);
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (top, bottom) = root.split_vertically(400);
+    let mut chart = ChartBuilder::on(&top)
+        .caption("Throughput per flow at the bottleneck", ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(35)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..tmax, 0f64..ymax * 1.1)?;
+    chart.configure_mesh().y_desc("Mbit/s").draw()?;
+    for (i, (id, (cc, pts))) in flows.iter().enumerate() {
+        let col = color(i);
+        chart
+            .draw_series(LineSeries::new(pts.clone(), col.stroke_width(2)))?
+            .label(format!("flow {id} ({cc})"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    let mut jc = ChartBuilder::on(&bottom)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..tmax, 0f64..1.05f64)?;
+    jc.configure_mesh().x_desc("time (s)").y_desc("Jain's index").draw()?;
+    jc.draw_series(LineSeries::new(jain.iter().map(|(t, j)| (*t as f64 / 1000.0, *j)), BLACK.stroke_width(2)))?;
+    root.present()?;
+    Ok(())
+}

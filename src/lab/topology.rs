@@ -1,0 +1,156 @@
+//! The dumbbell: one server namespace and N client namespaces, each with one TUN
+//! device whose other end is the emulator. Namespaces are named
+//! `hslab-<pid>-<role>` so that a later run can tell leftovers of a dead run from the
+//! namespaces of a live one, and sweep the former.
+
+use crate::sys;
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+pub const NETNS_DIR: &str = "/var/run/netns";
+pub const NS_PREFIX: &str = "hslab-";
+/// The TUN device in every namespace.
+pub const TUN_NAME: &str = "hs0";
+/// The TUN queue towards the emulator: deep enough that a 1 Gbit/s burst is not
+/// dropped before the emulator reads it (the default is 500 packets).
+const TUN_TXQUEUELEN: u32 = 10_000;
+
+#[derive(Debug)]
+pub struct Host {
+    pub netns: String,
+    pub ns: File,
+    pub v4: Ipv4Addr,
+    pub v6: Ipv6Addr,
+}
+
+impl Host {
+    pub fn addr(&self, ipv6: bool) -> IpAddr {
+        if ipv6 { IpAddr::V6(self.v6) } else { IpAddr::V4(self.v4) }
+    }
+}
+
+pub fn server_v4() -> Ipv4Addr {
+    Ipv4Addr::new(10, 77, 0, 1)
+}
+pub fn server_v6() -> Ipv6Addr {
+    "fd77::1".parse().unwrap()
+}
+pub fn client_v4(i: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 77, 1 + (i / 250) as u8, 1 + (i % 250) as u8)
+}
+pub fn client_v6(i: usize) -> Ipv6Addr {
+    Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 0, 1, 1 + i as u16)
+}
+
+pub struct Topology {
+    pub server: Host,
+    pub clients: Vec<Host>,
+}
+
+/// Namespaces created so far; deleted on drop, so that a failure halfway through
+/// `Topology::create` leaves nothing behind either.
+struct Created(Vec<String>);
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        for name in self.0.drain(..).rev() {
+            let _ = sys::run("ip", &["netns", "delete", &name]);
+        }
+    }
+}
+
+impl Topology {
+    pub fn create(n_clients: usize) -> Result<Topology> {
+        anyhow::ensure!((1..=1000).contains(&n_clients), "clients must be between 1 and 1000");
+        sweep_leftovers()?;
+        let pid = std::process::id();
+        let mut created = Created(Vec::new());
+        let mut make = |role: String, v4, v6| -> Result<Host> {
+            let name = format!("{NS_PREFIX}{pid}-{role}");
+            sys::run("ip", &["netns", "add", &name])
+                .context("creating a network namespace (is iproute2 installed and are you root?)")?;
+            created.0.push(name.clone());
+            sys::run("ip", &["-n", &name, "link", "set", "lo", "up"])?;
+            let ns = File::open(format!("{NETNS_DIR}/{name}"))?;
+            Ok(Host { netns: name, ns, v4, v6 })
+        };
+        let server = make("srv".into(), server_v4(), server_v6())?;
+        let mut clients = Vec::new();
+        for i in 0..n_clients {
+            clients.push(make(format!("c{i}"), client_v4(i), client_v6(i))?);
+        }
+        std::mem::forget(created); // ownership passes to the Topology's own Drop
+        Ok(Topology { server, clients })
+    }
+
+    pub fn hosts(&self) -> impl Iterator<Item = &Host> {
+        std::iter::once(&self.server).chain(self.clients.iter())
+    }
+
+    /// Gives the TUN device of `host` its addresses and routes, and steers its receive
+    /// processing to `rps_cpu` (away from the emulator's core).
+    pub fn configure_tun(&self, host: &Host, rps_cpu: Option<usize>) -> Result<()> {
+        let n = host.netns.as_str();
+        let q = TUN_TXQUEUELEN.to_string();
+        sys::run("ip", &["-n", n, "link", "set", TUN_NAME, "mtu", "1500", "txqueuelen", &q, "up"])?;
+        sys::run("ip", &["-n", n, "addr", "add", &format!("{}/16", host.v4), "dev", TUN_NAME])?;
+        sys::run("ip", &["-n", n, "-6", "addr", "add", &format!("{}/64", host.v6), "dev", TUN_NAME, "nodad"])?;
+        if let Some(cpu) = rps_cpu {
+            // /sys shows a namespace's devices only when mounted from inside it, which
+            // `ip netns exec` does for its child.
+            let mask = format!("{:x}", 1u64 << cpu);
+            let path = format!("/sys/class/net/{TUN_NAME}/queues/rx-0/rps_cpus");
+            sys::run("ip", &["netns", "exec", n, "sh", "-c", &format!("echo {mask} > {path}")])?;
+        }
+        Ok(())
+    }
+
+    /// Sets (or, with None, removes) the server's initial congestion window towards
+    /// the clients, the way CDNs raise it (`ip route ... initcwnd N`).
+    pub fn set_server_initcwnd(&self, initcwnd: Option<u32>) -> Result<()> {
+        let n = self.server.netns.as_str();
+        for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
+            let mut args = vec!["-n", n, family, "route", "replace", prefix, "dev", TUN_NAME];
+            let iw;
+            if let Some(w) = initcwnd {
+                iw = w.to_string();
+                args.extend(["initcwnd", iw.as_str()]);
+            }
+            sys::run("ip", &args)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        let names: Vec<String> = self.hosts().map(|h| h.netns.clone()).collect();
+        drop(Created(names));
+    }
+}
+
+/// Deletes lab namespaces left by runs that are no longer alive. Returns their names.
+pub fn sweep_leftovers() -> Result<Vec<String>> {
+    let mut swept = Vec::new();
+    let entries = match std::fs::read_dir(NETNS_DIR) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(swept),
+        Err(e) => return Err(e).context(NETNS_DIR),
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(NS_PREFIX) else { continue };
+        let owner: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
+        let alive = owner.is_some_and(process_alive);
+        if !alive {
+            sys::run("ip", &["netns", "delete", &name])?;
+            swept.push(name);
+        }
+    }
+    Ok(swept)
+}
+
+fn process_alive(pid: u32) -> bool {
+    pid == std::process::id() || std::path::Path::new(&format!("/proc/{pid}")).exists()
+}

@@ -1,0 +1,229 @@
+//! The workloads of the papers, run on a live lab: sequential sweeps over flow sizes,
+//! Poisson arrivals of Pareto-sized flows, and competing long flows.
+
+use crate::lab::emulator::model::SplitMix64;
+use crate::lab::emulator::stats::{AccuracySummary, FlowKey};
+use crate::lab::experiment::{CcSpec, Experiment, Workload};
+use crate::lab::lab::{FlowOutcome, Lab};
+use crate::lab::metrics::{jain_index, FlowRow};
+use crate::sys::Interrupt;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Everything a run produced.
+pub struct RunResult {
+    pub rows: Vec<FlowRow>,
+    pub accuracy: AccuracySummary,
+    /// Competing workload: (bin start s, per-flow Mbit/s by row index, Jain's index).
+    pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
+    /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
+    pub cwnd_series: HashMap<usize, Vec<(f64, u32, u64)>>,
+    pub elapsed: Duration,
+}
+
+fn progress(total: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(total);
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} flows  ETA {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+/// Pause between sequential flows: the buffer drains and the last ACKs land.
+fn settle_time(exp: &Experiment) -> Duration {
+    let drain = exp.link.buffer_bytes as f64 * 8.0 / exp.link.capacity_bps;
+    Duration::from_secs_f64((2.0 * exp.link.rtt_ns as f64 / 1e9 + drain + 0.01).min(2.0))
+}
+
+pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunResult> {
+    let lab = Lab::up(exp, interrupt)?;
+    let started = lab.origin;
+    let mut rows = Vec::new();
+    let mut keys = Vec::new();
+    let mut cwnd_series = HashMap::new();
+    let mut push = |rows: &mut Vec<FlowRow>, keys: &mut Vec<FlowKey>, o: FlowOutcome, role: &str, rep: u32, ipv6: bool| {
+        if let Some(s) = o.server.as_ref().filter(|s| !s.series.is_empty() && role == "measured") {
+            cwnd_series.insert(rows.len(), s.series.clone());
+        }
+        keys.push(o.key);
+        rows.push(FlowRow::from_outcome(exp, &o, role, rep, ipv6, started));
+    };
+    let mut competing_meta = None;
+    match &exp.workload {
+        Workload::Sweep { cc, sizes, reps, warm, warm_size, ipv6 } => {
+            let per_point = if *warm { 2 } else { 1 };
+            let pb = progress((cc.len() * sizes.len() * *reps as usize * per_point) as u64, quiet);
+            let settle = settle_time(exp);
+            for rep in 0..*reps {
+                for &size in sizes {
+                    // The congestion controls take turns at each point, so that slow
+                    // drifts of the machine hit them all alike.
+                    for c in cc {
+                        pb.set_message(format!("{} {}", c.label, crate::units::fmt_size(size)));
+                        if *warm {
+                            let o = lab.flow(0, c, warm_size.unwrap_or(size), *ipv6)?;
+                            push(&mut rows, &mut keys, o, "warmup", rep, *ipv6);
+                            pb.inc(1);
+                            std::thread::sleep(settle);
+                        }
+                        let o = lab.flow(0, c, size, *ipv6)?;
+                        push(&mut rows, &mut keys, o, "measured", rep, *ipv6);
+                        pb.inc(1);
+                        std::thread::sleep(settle);
+                    }
+                }
+            }
+            pb.finish_and_clear();
+        }
+        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm } => {
+            let schedule = poisson_schedule(*mean_size, *alpha, *utilization, *flows, exp.link.capacity_bps, *seed);
+            let pb = progress((cc.len() * (*flows as usize + if *warm { *clients } else { 0 })) as u64, quiet);
+            for c in cc {
+                if *warm {
+                    for client in 0..*clients {
+                        let o = lab.flow(client, c, (*mean_size).max(256 * 1024), false)?;
+                        push(&mut rows, &mut keys, o, "warmup", 0, false);
+                        pb.inc(1);
+                    }
+                    std::thread::sleep(settle_time(exp));
+                }
+                pb.set_message(c.label.clone());
+                let outcomes = run_concurrent(&lab, c, &schedule, *clients, &pb)?;
+                for o in outcomes {
+                    push(&mut rows, &mut keys, o, "measured", 0, false);
+                }
+                std::thread::sleep(settle_time(exp) * 2);
+            }
+            pb.finish_and_clear();
+        }
+        Workload::Competing { cc, flows, bin_ns } => {
+            let pb = progress(flows.len() as u64, quiet);
+            let specs: Vec<(u64, u64, usize, CcSpec)> = flows.iter().enumerate().map(|(i, f)| (f.0, f.1, i, cc[f.2].clone())).collect();
+            let outcomes = run_competing(&lab, &specs, &pb)?;
+            for o in outcomes {
+                push(&mut rows, &mut keys, o, "measured", 0, false);
+            }
+            pb.finish_and_clear();
+            competing_meta = Some(*bin_ns);
+        }
+    }
+    let report = lab.down()?;
+    let mut throughput_series = Vec::new();
+    for (row, key) in rows.iter_mut().zip(&keys) {
+        if let Some(st) = report.flows.get(key) {
+            row.queue_delay_mean_ms = Some(st.mean_queue_delay_ms());
+            row.queue_delay_max_ms = Some(st.queue_delay_max_ns as f64 / 1e6);
+            row.drops_buffer = Some(st.down_dropped_buffer);
+            row.drops_loss = Some(st.down_dropped_loss);
+        }
+    }
+    if let Some(bin_ns) = competing_meta {
+        let series: Vec<&Vec<u64>> = keys.iter().map(|k| report.flows.get(k).map(|s| &s.series)).map(|s| s.unwrap_or(&EMPTY)).collect();
+        let bins = series.iter().map(|s| s.len()).max().unwrap_or(0);
+        let bin_s = bin_ns as f64 / 1e9;
+        for b in 0..bins {
+            let mbps: Vec<f64> = series.iter().map(|s| s.get(b).copied().unwrap_or(0) as f64 * 8.0 / bin_s / 1e6).collect();
+            // Jain's index over the flows that are running in this bin.
+            let active: Vec<f64> = mbps
+                .iter()
+                .zip(&rows)
+                .filter(|(_, r)| {
+                    let t = b as f64 * bin_s;
+                    let start = r.start_s;
+                    let end = start + r.fct_s.unwrap_or(0.0);
+                    t >= start && t + bin_s <= end
+                })
+                .map(|(m, _)| *m)
+                .collect();
+            let j = if active.is_empty() { f64::NAN } else { jain_index(&active) };
+            throughput_series.push((b as f64 * bin_s, mbps, j));
+        }
+    }
+    Ok(RunResult { rows, accuracy: report.summary(), throughput_series, cwnd_series, elapsed: started.elapsed() })
+}
+
+static EMPTY: Vec<u64> = Vec::new();
+
+/// Arrival times (s) and sizes (bytes): Poisson arrivals at the rate that loads the
+/// link to `utilization` with Pareto(alpha) sizes of mean `mean_size`.
+pub fn poisson_schedule(mean_size: u64, alpha: f64, utilization: f64, flows: u32, capacity_bps: f64, seed: u64) -> Vec<(f64, u64)> {
+    let mut rng = SplitMix64::new(seed ^ 0xA11CE);
+    let lambda = utilization * capacity_bps / (mean_size as f64 * 8.0); // flows per second
+    let x_m = mean_size as f64 * (alpha - 1.0) / alpha; // Pareto scale for that mean
+    let mut t = 0.0;
+    (0..flows)
+        .map(|_| {
+            let u = 1.0 - rng.next_f64(); // (0, 1]
+            t += -u.ln() / lambda;
+            let v = 1.0 - rng.next_f64();
+            // Cap the tail at 1000x the mean so one flow cannot outlast the run.
+            let size = (x_m / v.powf(1.0 / alpha)).min(mean_size as f64 * 1000.0);
+            (t, size.round().max(1.0) as u64)
+        })
+        .collect()
+}
+
+fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for (i, &(at, size)) in schedule.iter().enumerate() {
+            let due = t0 + Duration::from_secs_f64(at);
+            while Instant::now() < due {
+                lab.interrupt.check()?;
+                std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
+            }
+            handles.push(s.spawn(move || {
+                let r = lab.flow(i % clients, cc, size, false);
+                pb.inc(1);
+                r
+            }));
+        }
+        handles.into_iter().map(|h| h.join().map_err(|_| anyhow::anyhow!("flow thread panicked"))?).collect()
+    })
+}
+
+fn run_competing(lab: &Lab, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = specs
+            .iter()
+            .map(|(start_ns, size, client, cc)| {
+                s.spawn(move || {
+                    let due = t0 + Duration::from_nanos(*start_ns);
+                    while Instant::now() < due {
+                        lab.interrupt.check()?;
+                        std::thread::sleep((due - Instant::now()).min(Duration::from_millis(20)));
+                    }
+                    let r = lab.flow(*client, cc, *size, false);
+                    pb.inc(1);
+                    r
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().map_err(|_| anyhow::anyhow!("flow thread panicked"))?).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poisson_schedule_hits_mean_and_load() {
+        let s = poisson_schedule(64 * 1024, 2.5, 0.27, 20_000, 100e6, 3);
+        let mean = s.iter().map(|x| x.1 as f64).sum::<f64>() / s.len() as f64;
+        assert!((mean / 65536.0 - 1.0).abs() < 0.08, "mean size {mean}");
+        let duration = s.last().unwrap().0;
+        let load = s.iter().map(|x| x.1 as f64 * 8.0).sum::<f64>() / duration / 100e6;
+        assert!((load - 0.27).abs() < 0.03, "offered load {load}");
+        assert!(s.windows(2).all(|w| w[0].0 <= w[1].0));
+        assert_eq!(s, poisson_schedule(64 * 1024, 2.5, 0.27, 20_000, 100e6, 3));
+    }
+}

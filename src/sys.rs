@@ -1,0 +1,95 @@
+//! Thin wrappers over the system calls and commands the tool needs.
+
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// CLOCK_MONOTONIC in nanoseconds: the emulator's and the traffic's common clock.
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Moves the calling thread into the network namespace behind `ns` (only the network
+/// namespace: the mount namespace, and so /sys/fs/bpf, stays the host's).
+pub fn enter_netns(ns: &File) -> Result<()> {
+    // SAFETY: setns on a valid fd; affects only the calling thread.
+    let rc = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
+    if rc != 0 {
+        bail!("setns: {}", std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Pins the calling thread to one CPU.
+pub fn pin_to_cpu(cpu: usize) -> Result<()> {
+    // SAFETY: cpu_set_t is plain data; sched_setaffinity(0) targets this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            bail!("sched_setaffinity({cpu}): {}", std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+pub fn online_cpus() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Runs a command, failing with its stderr when it exits non-zero.
+pub fn run(program: &str, args: &[&str]) -> Result<String> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .with_context(|| format!("cannot run {program}"))?;
+    if !out.status.success() {
+        bail!(
+            "{} {} failed: {}",
+            program,
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+pub fn require_root() -> Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        bail!("this command needs root (network namespaces, TUN devices, BPF): run it with sudo");
+    }
+    Ok(())
+}
+
+/// Set by SIGINT/SIGTERM; long loops poll it and unwind, so that Drop impls clean up.
+#[derive(Clone)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    pub fn install() -> Result<Interrupt> {
+        let flag = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+            signal_hook::flag::register(sig, flag.clone()).context("installing signal handler")?;
+        }
+        Ok(Interrupt(flag))
+    }
+    pub fn none() -> Interrupt {
+        Interrupt(Arc::new(AtomicBool::new(false)))
+    }
+    pub fn raised(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    pub fn check(&self) -> Result<()> {
+        if self.raised() {
+            bail!("interrupted");
+        }
+        Ok(())
+    }
+}
