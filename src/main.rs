@@ -53,6 +53,10 @@ enum LabCommand {
         /// Congestion control of the bulk flow.
         #[arg(long, default_value = "cubic")]
         cc: String,
+        /// Calibrate a trace-driven downlink instead of the constant rates: the
+        /// delivered rate is averaged over whole periods of the trace.
+        #[arg(long)]
+        trace: Option<PathBuf>,
         #[command(flatten)]
         out: OutArgs,
     },
@@ -159,7 +163,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
             }
             Ok(())
         }
-        LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, out } => calibrate(rates, rtt, buffer, seconds, cc, &out),
+        LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, trace, out } => calibrate(rates, rtt, buffer, seconds, cc, trace, &out),
         LabCommand::Clean => {
             sys::require_root()?;
             let swept = topology::sweep_leftovers()?;
@@ -214,8 +218,13 @@ fn check_writable(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: String, out: &OutArgs) -> Result<()> {
-    anyhow::ensure!(seconds >= 2.0 && seconds <= 600.0, "--seconds must be between 2 and 600");
+fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: String, trace: Option<PathBuf>, out: &OutArgs) -> Result<()> {
+    anyhow::ensure!((2.0..=600.0).contains(&seconds), "--seconds must be between 2 and 600");
+    // With a trace there is one link to calibrate, named after the trace.
+    let rates = match &trace {
+        Some(t) => vec![t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into())],
+        None => rates,
+    };
     sys::require_root()?;
     let dir = out.out.clone().unwrap_or_else(|| default_out("calibrate"));
     check_writable(&dir)?;
@@ -225,11 +234,22 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
     table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     table.set_header(vec!["rate", "link rate delivered", "of configured", "lateness p50 ms", "p99 ms", "max ms", "drops outside model", "buffer drops", "goodput Mbit/s"]);
     for rate in &rates {
-        let bps = headstart::units::parse_rate(rate)?;
-        let size = (bps as f64 / 8.0 * seconds) as u64;
+        let link = LinkText {
+            rate: if trace.is_some() { None } else { Some(rate.clone()) },
+            rtt: rtt.clone(),
+            buffer: buffer.clone(),
+            loss: None,
+            trace: trace.clone(),
+            uplink_trace: None,
+        };
+        let resolved = link.resolve()?;
+        let bps = resolved.capacity_bps;
+        // Enough bytes to keep the link busy for the whole measurement (a trace link
+        // may run faster than its average for a while).
+        let size = (bps / 8.0 * seconds * if trace.is_some() { 1.5 } else { 1.0 }) as u64;
         let text = ExperimentText {
             name: Some(format!("calibrate-{rate}")),
-            link: LinkText { rate: Some(rate.clone()), rtt: rtt.clone(), buffer: buffer.clone(), loss: None, trace: None, uplink_trace: None },
+            link,
             workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0 }], bin: "100ms".into() },
             sample: None,
             seed: None,
@@ -242,14 +262,30 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
         let sub = dir.join(rate);
         report::write_all(&sub, &exp, &res)?;
         // Link rate over the saturated part: skip the first second (slow start) and
-        // the last bin (partial).
-        let bins: Vec<f64> = res.throughput_series.iter().filter(|(t, _, _)| *t >= 1.0).map(|(_, m, _)| m[0]).collect();
-        let steady = if bins.len() > 2 { &bins[..bins.len() - 1] } else { &bins[..] };
-        let delivered = headstart::lab::metrics::mean(steady);
+        // the last bin (partial); for a trace, whole periods only.
+        let bin_s = 0.1;
+        let end_s = res.throughput_series.len() as f64 * bin_s - bin_s;
+        let (from, to) = match &resolved.down_rate {
+            headstart::lab::emulator::model::LinkRate::Trace(t) => {
+                let p = t.period_ms as f64 / 1000.0;
+                let from = (1.0 / p).ceil() * p;
+                let to = from + ((end_s - from) / p).floor() * p;
+                anyhow::ensure!(to > from, "the transfer did not cover a whole trace period ({p} s): raise --seconds");
+                (from, to)
+            }
+            _ => (1.0, end_s),
+        };
+        let steady: Vec<f64> = res
+            .throughput_series
+            .iter()
+            .filter(|(t, _, _)| *t >= from - 1e-9 && *t + bin_s <= to + 1e-9)
+            .map(|(_, m, _)| m[0])
+            .collect();
+        let delivered = headstart::lab::metrics::mean(&steady);
         let a = &res.accuracy;
         let outside = a.external.tun_tx_dropped + a.external.tun_rx_dropped + a.external.softnet_dropped + a.write_errors;
         let goodput = res.rows[0].throughput_mbps.unwrap_or(0.0);
-        let ratio = delivered * 1e6 / bps as f64;
+        let ratio = delivered * 1e6 / bps;
         lines.push(format!("{rate},{delivered:.3},{ratio:.4},{:.3},{:.3},{:.3},{outside},{},{goodput:.3}", a.lateness_p50_ms, a.lateness_p99_ms, a.lateness_max_ms, a.down_dropped_buffer));
         table.add_row(vec![
             rate.clone(),

@@ -293,7 +293,16 @@ fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
 impl ExperimentText {
     pub fn from_toml_file(path: &Path) -> Result<ExperimentText> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().replace('\n', " ")))
+        let mut exp: ExperimentText =
+            toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().replace('\n', " ")))?;
+        // Trace paths in a file are relative to that file, not to where the tool runs.
+        let base = path.parent().unwrap_or(Path::new("."));
+        for t in [&mut exp.link.trace, &mut exp.link.uplink_trace].into_iter().flatten() {
+            if t.is_relative() {
+                *t = base.join(&*t);
+            }
+        }
+        Ok(exp)
     }
 
     pub fn validate(&self) -> Result<Experiment> {

@@ -91,8 +91,9 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
 fn omega_vs_size(path: &Path, rows: &[FlowRow]) -> std::result::Result<(), DynErr> {
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let min = rows.iter().map(|r| r.size).min().unwrap_or(1) as f64;
-    let max = rows.iter().map(|r| r.size).max().unwrap_or(2) as f64;
+    // x is log2(size), so that ticks fall on the powers of two the papers use.
+    let min = (rows.iter().map(|r| r.size).min().unwrap_or(1) as f64).log2().floor();
+    let max = (rows.iter().map(|r| r.size).max().unwrap_or(2) as f64).log2().ceil();
     let r0 = &rows[0];
     let caption = format!("FCT efficiency vs flow size — {:.0} Mbit/s, RTT {:.0} ms, buffer {} B", r0.link_capacity_mbps, r0.link_rtt_ms, r0.link_buffer_bytes);
     let mut chart = ChartBuilder::on(&root)
@@ -100,12 +101,13 @@ fn omega_vs_size(path: &Path, rows: &[FlowRow]) -> std::result::Result<(), DynEr
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(55)
-        .build_cartesian_2d((min * 0.8..max * 1.25).log_scale(), 0f64..1.05f64)?;
+        .build_cartesian_2d(min - 0.3..max + 0.3, 0f64..1.05f64)?;
     chart
         .configure_mesh()
         .x_desc("flow size")
         .y_desc("FCT efficiency Ω (median, min–max)")
-        .x_label_formatter(&|x| fmt_size(((*x / 1024.0).round() as u64) * 1024))
+        .x_labels((max - min) as usize + 1)
+        .x_label_formatter(&|x| fmt_size(2f64.powf(x.round()) as u64))
         .draw()?;
     for (i, cc) in cc_order(rows).iter().enumerate() {
         let col = color(i);
@@ -119,7 +121,7 @@ fn omega_vs_size(path: &Path, rows: &[FlowRow]) -> std::result::Result<(), DynEr
             .into_iter()
             .map(|(s, mut v)| {
                 let m = median(&mut v);
-                (s as f64, m, v[0], v[v.len() - 1])
+                ((s as f64).log2(), m, v[0], v[v.len() - 1])
             })
             .collect();
         chart

@@ -1,0 +1,28 @@
+# headstart — two entry points for a fresh machine (as root):
+#   make demo   installs what is needed, builds, runs the default lab sweep
+#   make test   installs what is needed, builds, runs every test
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+BIN := target/release/headstart
+
+.PHONY: setup build demo test unit-test e2e-test clean
+setup:
+	bash scripts/setup.sh
+
+build: setup
+	cargo build --release --locked
+
+demo: build
+	$(BIN) lab sweep
+
+unit-test: setup
+	cargo test --release --locked --lib --bins
+
+# Privileged end-to-end tests share the machine's two cores with the emulator: one at a time.
+e2e-test: build
+	cargo test --release --locked --test lab_e2e -- --test-threads=1
+
+test: unit-test e2e-test
+
+clean:
+	$(BIN) lab clean || true

@@ -1,0 +1,343 @@
+//! Privileged end-to-end tests of the lab: real kernel TCP through the TUN emulator in
+//! network namespaces. They need root (CI runs as root) and run one at a time
+//! (`--test-threads=1`): the emulator wants a core of its own.
+//!
+//! Each test runs the real `headstart` binary, as a user would, and checks what it
+//! wrote; every test also checks that no lab namespace is left behind.
+
+use headstart::lab::metrics::FlowRow;
+use headstart::lab::report::read_rows;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_headstart");
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("headstart-e2e-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn hs(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run headstart")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = hs(args);
+    assert!(
+        out.status.success(),
+        "headstart {} failed:\nstdout: {}\nstderr: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_no_lab_namespaces();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn lab_namespaces() -> Vec<String> {
+    std::fs::read_dir("/var/run/netns")
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("hslab-")).collect())
+        .unwrap_or_default()
+}
+
+fn assert_no_lab_namespaces() {
+    let left = lab_namespaces();
+    assert!(left.is_empty(), "lab namespaces left behind: {left:?}");
+}
+
+fn measured(dir: &Path) -> Vec<FlowRow> {
+    read_rows(dir).unwrap().into_iter().filter(|r| r.role == "measured").collect()
+}
+
+#[test]
+fn bulk_flow_gets_the_configured_rate_and_rtt() {
+    let t = TempDir::new("rate");
+    let out = t.path().to_str().unwrap();
+    ok(&["lab", "calibrate", "--rates", "20mbit", "--rtt", "40ms", "--seconds", "4", "--quiet", "--out", out]);
+    let csv = std::fs::read_to_string(t.path().join("calibration.csv")).unwrap();
+    let cols: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let ratio: f64 = cols[2].parse().unwrap();
+    assert!((0.98..=1.01).contains(&ratio), "delivered {} of 20 Mbit/s", cols[1]);
+    let row = &measured(&t.path().join("20mbit"))[0];
+    let min_rtt = row.min_rtt_ms.unwrap();
+    // 40 ms of propagation plus at most a few transmission times of 1500 B (0.6 ms).
+    assert!((40.0..42.0).contains(&min_rtt), "min RTT {min_rtt} ms on a 40 ms path");
+    assert!(row.error.is_none());
+}
+
+#[test]
+fn trace_link_delivers_the_trace_average() {
+    let t = TempDir::new("trace");
+    // A bursty 400 ms trace: 3, 0, 1, 2 packets per ms in turn, silent in the last 100 ms.
+    let mut lines = Vec::new();
+    for ms in 1..=400u32 {
+        let n = if ms > 300 { 0 } else { [3, 0, 1, 2][ms as usize % 4] };
+        lines.extend(std::iter::repeat(ms.to_string()).take(n));
+    }
+    lines.push("400".into());
+    let trace = t.path().join("bursty.trace");
+    std::fs::write(&trace, lines.join("\n")).unwrap();
+    let out = t.path().join("out");
+    ok(&["lab", "calibrate", "--trace", trace.to_str().unwrap(), "--buffer", "1mb", "--seconds", "5", "--quiet", "--out", out.to_str().unwrap()]);
+    let csv = std::fs::read_to_string(out.join("calibration.csv")).unwrap();
+    let ratio: f64 = csv.lines().nth(1).unwrap().split(',').nth(2).unwrap().parse().unwrap();
+    assert!((0.98..=1.02).contains(&ratio), "delivered {ratio} of the trace's average");
+}
+
+#[test]
+fn small_flows_finish_near_the_ideal_and_large_ones_pay_for_slow_start() {
+    let t = TempDir::new("sweep");
+    let out = t.path().to_str().unwrap();
+    let stdout = ok(&["lab", "sweep", "--cc", "cubic", "--rate", "100mbit", "--rtt", "20ms", "--sizes", "8k,1m", "--reps", "2", "--quiet", "--no-plot", "--out", out]);
+    assert!(stdout.contains("mean Ω"), "summary table printed: {stdout}");
+    let rows = measured(t.path());
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        let fct = r.fct_s.unwrap();
+        assert!(fct >= r.t_min_s * 0.99, "{} B finished in {fct} s, faster than the ideal {} s", r.size, r.t_min_s);
+        let omega = r.omega.unwrap();
+        if r.size == 8192 {
+            assert!(omega > 0.85, "8 KB flow Ω {omega}");
+            assert_eq!(r.retrans, Some(0), "6 packets in the initial window cannot overflow a 250 KB buffer");
+        } else {
+            // 1 MB needs ~7 rounds of slow start on a 250 KB BDP: well below ideal.
+            assert!(omega < 0.75, "1 MB flow Ω {omega}");
+        }
+        assert!(r.queue_delay_mean_ms.is_some(), "emulator per-flow stats joined");
+    }
+    for f in ["flows.jsonl", "flows.csv", "run.json", "summary.txt"] {
+        assert!(t.path().join(f).exists(), "{f} written");
+    }
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(t.path().join("run.json")).unwrap()).unwrap();
+    assert!(run["emulator_accuracy"]["lateness_p99_ms"].is_number());
+    // Redraw the figures from the folder alone.
+    let listed = ok(&["lab", "plot", out]);
+    for png in ["omega_vs_size.png", "fct_cdf.png"] {
+        assert!(listed.contains(png));
+        let bytes = std::fs::read(t.path().join(png)).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    }
+}
+
+#[test]
+fn small_buffer_drops_at_the_bottleneck_and_tcp_retransmits() {
+    let t = TempDir::new("buffer");
+    let out = t.path().to_str().unwrap();
+    // 10 packets of buffer on a 2.5 MB BDP: slow start overflows it.
+    ok(&["lab", "sweep", "--cc", "cubic", "--rate", "100mbit", "--rtt", "200ms", "--buffer", "15000", "--sizes", "8m", "--reps", "1", "--quiet", "--no-plot", "--out", out]);
+    let r = &measured(t.path())[0];
+    assert!(r.drops_buffer.unwrap() > 0, "no buffer drops: {r:?}");
+    assert!(r.retrans.unwrap() > 0);
+    assert_eq!(r.drops_loss, Some(0));
+    assert!(r.error.is_none());
+}
+
+#[test]
+fn random_loss_is_applied() {
+    let t = TempDir::new("loss");
+    let out = t.path().to_str().unwrap();
+    ok(&["lab", "sweep", "--cc", "cubic", "--rate", "50mbit", "--rtt", "10ms", "--loss", "2%", "--sizes", "2m", "--reps", "1", "--quiet", "--no-plot", "--out", out]);
+    let r = &measured(t.path())[0];
+    let lost = r.drops_loss.unwrap();
+    // ~1450 data packets at 2 %: about 29 expected.
+    assert!((8..=80).contains(&lost), "{lost} random losses");
+    assert!(r.retrans.unwrap() >= 1);
+    assert!(r.error.is_none());
+}
+
+#[test]
+fn ipv6_flows_run_end_to_end() {
+    let t = TempDir::new("ipv6");
+    let out = t.path().to_str().unwrap();
+    ok(&["lab", "sweep", "--ipv6", "--cc", "cubic,bbr", "--rate", "50mbit", "--rtt", "10ms", "--sizes", "256k", "--reps", "1", "--quiet", "--no-plot", "--out", out]);
+    let rows = measured(t.path());
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert!(r.ipv6 && r.error.is_none());
+        assert_eq!(r.mss, 1428, "IPv6 MSS on a 1500-byte MTU");
+        assert!(r.queue_delay_mean_ms.is_some(), "IPv6 flows are tracked by the emulator");
+    }
+}
+
+#[test]
+fn static_initial_window_baseline_sends_more_in_the_first_round() {
+    let t = TempDir::new("iw");
+    let out = t.path().to_str().unwrap();
+    ok(&["lab", "sweep", "--cc", "cubic,cubic:iw100", "--rate", "100mbit", "--rtt", "50ms", "--sizes", "128k", "--reps", "1", "--quiet", "--no-plot", "--out", out]);
+    let rows = measured(t.path());
+    let fct = |label: &str| rows.iter().find(|r| r.cc == label).unwrap().fct_s.unwrap();
+    // 128 KB = 91 segments: one round with initcwnd 100, four rounds from 10.
+    assert!(fct("cubic:iw100") < fct("cubic") - 0.08, "iw100 {} s vs iw10 {} s", fct("cubic:iw100"), fct("cubic"));
+}
+
+#[test]
+fn poisson_and_competing_workloads() {
+    let t = TempDir::new("workloads");
+    let poisson = t.path().join("poisson.toml");
+    std::fs::write(
+        &poisson,
+        r#"
+        [link]
+        rate = "20mbit"
+        rtt = "20ms"
+        [workload]
+        kind = "poisson"
+        cc = ["cubic", "bbr"]
+        mean_size = "32k"
+        utilization = 0.3
+        flows = 30
+        clients = 3
+        "#,
+    )
+    .unwrap();
+    let pout = t.path().join("p");
+    ok(&["lab", "run", poisson.to_str().unwrap(), "--quiet", "--no-plot", "--out", pout.to_str().unwrap()]);
+    let rows = measured(&pout);
+    assert_eq!(rows.len(), 60);
+    assert!(rows.iter().all(|r| r.error.is_none()));
+    assert_eq!(rows.iter().map(|r| r.client).max(), Some(2), "flows spread over 3 clients");
+
+    let competing = t.path().join("competing.toml");
+    std::fs::write(
+        &competing,
+        r#"
+        [link]
+        rate = "20mbit"
+        rtt = "20ms"
+        [workload]
+        kind = "competing"
+        cc = ["cubic"]
+        bin = "100ms"
+        [[workload.flows]]
+        start = "0s"
+        size = "12m"
+        [[workload.flows]]
+        start = "1s"
+        size = "4m"
+        "#,
+    )
+    .unwrap();
+    let cout = t.path().join("c");
+    ok(&["lab", "run", competing.to_str().unwrap(), "--quiet", "--out", cout.to_str().unwrap()]);
+    let csv = std::fs::read_to_string(cout.join("throughput.csv")).unwrap();
+    // While both run, the link is shared: their sum stays at the link rate.
+    let mut sum_by_t = std::collections::BTreeMap::<String, f64>::new();
+    for l in csv.lines().skip(1) {
+        let c: Vec<&str> = l.split(',').collect();
+        *sum_by_t.entry(c[0].to_string()).or_default() += c[3].parse::<f64>().unwrap();
+    }
+    let peak = sum_by_t.values().cloned().fold(0.0, f64::max);
+    assert!(peak <= 20.0 * 1.05, "bins sum to {peak} Mbit/s on a 20 Mbit/s link");
+    assert!(cout.join("throughput_over_time.png").exists());
+}
+
+/// Each bad input: exit code 1, one line on stderr naming the problem, nothing left.
+#[test]
+fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
+    let t = TempDir::new("bad");
+    let malformed_toml = t.path().join("bad.toml");
+    std::fs::write(&malformed_toml, "[link\nrate = ").unwrap();
+    let bad_trace = t.path().join("bad.trace");
+    std::fs::write(&bad_trace, "1\n2\nfoo\n").unwrap();
+    let out = t.path().join("out");
+    let o = out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["lab", "sweep", "--cc", "nosuchcc", "--out", o], "unknown congestion control"),
+        (vec!["lab", "run", malformed_toml.to_str().unwrap(), "--out", o], "bad.toml"),
+        (vec!["lab", "run", "/nonexistent/x.toml", "--out", o], "cannot read"),
+        (vec!["lab", "sweep", "--trace", "/nonexistent/trace", "--out", o], "cannot read trace"),
+        (vec!["lab", "sweep", "--trace", bad_trace.to_str().unwrap(), "--out", o], "malformed trace"),
+        (vec!["lab", "sweep", "--rate", "0mbit", "--out", o], "too low"),
+        (vec!["lab", "sweep", "--buffer", "1000", "--out", o], "smaller than one"),
+        (vec!["lab", "sweep", "--sizes", "8q", "--out", o], "unknown size unit"),
+        (vec!["lab", "sweep", "--loss", "150%", "--out", o], "probability"),
+        (vec!["lab", "plot", "/nonexistent/dir"], "cannot read"),
+    ];
+    for (args, needle) in cases {
+        let out = hs(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
+        assert!(err.contains(needle), "{args:?}: expected '{needle}' in {err}");
+        assert_no_lab_namespaces();
+    }
+    assert!(!out.join("flows.jsonl").exists(), "nothing written for a refused run");
+
+    // Not root: refused before anything is created.
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN, "lab", "sweep", "--sizes", "8k", "--out", "/tmp"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "not root: {err}");
+    assert!(err.contains("needs root"), "{err}");
+    assert_no_lab_namespaces();
+}
+
+fn wait_for_namespaces(pid: u32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if lab_namespaces().iter().any(|n| n.starts_with(&format!("hslab-{pid}-"))) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+fn long_sweep(out: &Path) -> std::process::Child {
+    Command::new(BIN)
+        .args(["lab", "sweep", "--cc", "cubic", "--sizes", "1m", "--reps", "100", "--quiet", "--out", out.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn interrupted_run_cleans_up_and_killed_run_is_swept() {
+    let t = TempDir::new("kill");
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = long_sweep(t.path());
+        assert!(wait_for_namespaces(child.id(), Duration::from_secs(20)), "run did not start");
+        std::thread::sleep(Duration::from_millis(1500)); // mid-transfer
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "run did not stop after signal {sig}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(!status.success(), "an interrupted run must not report success");
+        assert_no_lab_namespaces();
+    }
+    // SIGKILL leaves the namespaces; the next run (or `lab clean`) sweeps them.
+    let mut child = long_sweep(t.path());
+    let pid = child.id();
+    assert!(wait_for_namespaces(pid, Duration::from_secs(20)));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!lab_namespaces().is_empty(), "SIGKILL cannot clean up; expected leftovers to sweep");
+    let said = ok(&["lab", "clean"]);
+    assert!(said.contains(&format!("hslab-{pid}-srv")), "{said}");
+}
