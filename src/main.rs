@@ -120,6 +120,10 @@ struct SweepArgs {
     sample: Option<String>,
     #[arg(long)]
     seed: Option<u64>,
+    /// Fetch over HTTP from a real nginx with a real curl instead of the lab's own
+    /// client and server (no TCP_INFO then: retransmissions come from the emulator).
+    #[arg(long)]
+    http: bool,
     #[command(flatten)]
     out: OutArgs,
 }
@@ -147,6 +151,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, ipv6: a.ipv6 },
                 sample: a.sample,
                 seed: a.seed,
+                http: a.http,
             };
             run_experiment(text, &a.out)
         }
@@ -253,6 +258,7 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
             workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0 }], bin: "100ms".into() },
             sample: None,
             seed: None,
+            http: false,
         };
         let exp = text.validate()?;
         if !out.quiet {

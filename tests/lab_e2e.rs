@@ -176,6 +176,27 @@ fn ipv6_flows_run_end_to_end() {
 }
 
 #[test]
+fn http_mode_fetches_from_nginx_with_curl() {
+    let t = TempDir::new("http");
+    let out = t.path().to_str().unwrap();
+    ok(&["lab", "sweep", "--http", "--cc", "cubic,bbr", "--rate", "50mbit", "--rtt", "20ms", "--sizes", "64k,512k", "--reps", "1", "--quiet", "--no-plot", "--out", out]);
+    let rows = measured(t.path());
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert!(r.error.is_none(), "{:?}", r.error);
+        assert!(r.fct_s.unwrap() >= r.t_min_s * 0.99);
+        assert!(r.queue_delay_mean_ms.is_some(), "curl's bound port lets the emulator name the flow");
+    }
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("headstart-http-"))
+        .collect();
+    assert!(left.is_empty(), "nginx's folder left behind: {left:?}");
+    assert!(!Command::new("pgrep").args(["-f", "headstart-http-"]).status().unwrap().success(), "nginx still running");
+}
+
+#[test]
 fn static_initial_window_baseline_sends_more_in_the_first_round() {
     let t = TempDir::new("iw");
     let out = t.path().to_str().unwrap();

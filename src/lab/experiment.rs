@@ -261,6 +261,9 @@ pub struct ExperimentText {
     pub sample: Option<String>,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Drive a real HTTP server and client (nginx, curl) instead of the lab's own.
+    #[serde(default)]
+    pub http: bool,
 }
 
 /// A workload, validated.
@@ -279,6 +282,7 @@ pub struct Experiment {
     pub workload: Workload,
     pub sample_ns: Option<u64>,
     pub seed: u64,
+    pub http: bool,
 }
 
 fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
@@ -350,6 +354,7 @@ impl ExperimentText {
             }
         };
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
+        ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
@@ -360,6 +365,7 @@ impl ExperimentText {
             workload,
             sample_ns,
             seed: self.seed.unwrap_or(1),
+            http: self.http,
         })
     }
 }

@@ -6,7 +6,7 @@ use crate::lab::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSp
 use crate::lab::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
 use crate::lab::experiment::{CcSpec, Experiment};
 use crate::lab::topology::{Topology, TUN_NAME};
-use crate::lab::traffic::{self, ClientFlow, Server, ServerFlowInfo, SERVER_PORT};
+use crate::lab::traffic::{self, ClientFlow, HttpServer, Server, ServerFlowInfo, HTTP_PORT, SERVER_PORT};
 use crate::sys::{self, Interrupt};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
@@ -40,11 +40,13 @@ pub struct FlowOutcome {
 pub struct Lab {
     // Field order is drop order: server and emulator go before the namespaces.
     server: Option<Server>,
+    http: Option<HttpServer>,
     emulator: Option<Emulator>,
     pub topo: Topology,
     pub interrupt: Interrupt,
     next_port: AtomicU16,
-    current_initcwnd: std::sync::Mutex<Option<Option<u32>>>,
+    /// The server route's (initcwnd, congctl) as last set.
+    current_route: std::sync::Mutex<Option<(Option<u32>, Option<String>)>>,
     rest_cpu: Option<usize>,
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
@@ -84,6 +86,7 @@ impl Lab {
             clients,
         )?;
         let server = Server::start(&topo.server.ns, exp.sample_ns.map(Duration::from_nanos), cores.rest)?;
+        let http = if exp.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns)?) } else { None };
         // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
         let slowest = exp.link.capacity_bps.max(1e5);
         let biggest = match &exp.workload {
@@ -94,11 +97,12 @@ impl Lab {
         let flow_timeout = Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / slowest);
         Ok(Lab {
             server: Some(server),
+            http,
             emulator: Some(emulator),
             topo,
             interrupt,
             next_port: AtomicU16::new(FIRST_CLIENT_PORT),
-            current_initcwnd: std::sync::Mutex::new(None),
+            current_route: std::sync::Mutex::new(None),
             rest_cpu: cores.rest,
             external_before,
             flow_timeout,
@@ -106,11 +110,13 @@ impl Lab {
         })
     }
 
-    fn set_initcwnd(&self, iw: Option<u32>) -> Result<()> {
-        let mut cur = self.current_initcwnd.lock().unwrap();
-        if *cur != Some(iw) {
-            self.topo.set_server_initcwnd(iw)?;
-            *cur = Some(iw);
+    fn set_route(&self, cc: &CcSpec) -> Result<()> {
+        // The HTTP server cannot set TCP_CONGESTION per request: the route does it.
+        let want = (cc.initcwnd, self.http.as_ref().map(|_| cc.kernel.clone()));
+        let mut cur = self.current_route.lock().unwrap();
+        if cur.as_ref() != Some(&want) {
+            self.topo.set_server_route(want.0, want.1.as_deref())?;
+            *cur = Some(want);
         }
         Ok(())
     }
@@ -119,11 +125,19 @@ impl Lab {
     /// thread enters the client namespace) and waits for both ends' records.
     pub fn flow(&self, client: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
         self.interrupt.check()?;
-        self.set_initcwnd(cc.initcwnd)?;
+        self.set_route(cc)?;
         let host = &self.topo.clients[client];
         let port = self.next_port.fetch_add(1, Ordering::Relaxed);
         anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
         let local = SocketAddr::new(host.addr(ipv6), port);
+        if let Some(http) = &self.http {
+            let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
+            let path = http.file_for(size)?;
+            let client_flow = traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout);
+            self.interrupt.check()?;
+            let key = FlowKey::new(local.ip(), port);
+            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None });
+        }
         let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT);
         let ns = host.ns.try_clone()?;
         let (kernel_cc, timeout, interrupt, cpu) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone(), self.rest_cpu);
@@ -148,6 +162,7 @@ impl Lab {
     /// drops outside the model measured over the run. The namespaces go on Drop.
     pub fn down(mut self) -> Result<EmulatorReport> {
         drop(self.server.take());
+        drop(self.http.take());
         let after = read_external(&self.topo)?;
         let mut report = self.emulator.take().expect("running").stop()?;
         report.external = ExternalDrops {

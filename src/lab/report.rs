@@ -171,7 +171,12 @@ pub fn cc_table(rows: &[FlowRow]) -> Table {
         let omegas: Vec<f64> = ok.iter().filter_map(|r| r.omega).collect();
         let tput: Vec<f64> = ok.iter().filter_map(|r| r.throughput_mbps).collect();
         let qd: Vec<f64> = ok.iter().filter_map(|r| r.queue_delay_mean_ms).collect();
-        let retrans: u64 = ok.iter().filter_map(|r| r.retrans).map(u64::from).sum();
+        // No TCP_INFO in the HTTP mode: say so rather than print 0.
+        let retrans = if ok.iter().any(|r| r.retrans.is_some()) {
+            ok.iter().filter_map(|r| r.retrans).map(u64::from).sum::<u64>().to_string()
+        } else {
+            "–".to_string()
+        };
         let mean_fct = mean(&fct);
         t.add_row(vec![
             c.clone(),
@@ -181,7 +186,7 @@ pub fn cc_table(rows: &[FlowRow]) -> Table {
             format!("{:.1}", median(&mut fct)),
             format!("{mean_fct:.1}"),
             format!("{:.2}", mean(&tput)),
-            retrans.to_string(),
+            retrans,
             format!("{:.2}", mean(&qd)),
         ]);
     }

@@ -106,16 +106,19 @@ impl Topology {
         Ok(())
     }
 
-    /// Sets (or, with None, removes) the server's initial congestion window towards
-    /// the clients, the way CDNs raise it (`ip route ... initcwnd N`).
-    pub fn set_server_initcwnd(&self, initcwnd: Option<u32>) -> Result<()> {
+    /// Sets the server's route towards the clients: a static initial congestion window
+    /// (`initcwnd N`, the way CDNs raise it) and a per-route congestion control
+    /// (`congctl X`, which also applies to accepted connections). None removes each.
+    pub fn set_server_route(&self, initcwnd: Option<u32>, congctl: Option<&str>) -> Result<()> {
         let n = self.server.netns.as_str();
+        let iw = initcwnd.map(|w| w.to_string());
         for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
             let mut args = vec!["-n", n, family, "route", "replace", prefix, "dev", TUN_NAME];
-            let iw;
-            if let Some(w) = initcwnd {
-                iw = w.to_string();
-                args.extend(["initcwnd", iw.as_str()]);
+            if let Some(w) = &iw {
+                args.extend(["initcwnd", w.as_str()]);
+            }
+            if let Some(cc) = congctl {
+                args.extend(["congctl", cc]);
             }
             sys::run("ip", &args)?;
         }
