@@ -1,4 +1,5 @@
 //! headstart: stateful-start TCP congestion controls (BPF) and the lab that measures them.
+pub mod bpf;
 pub mod lab;
 pub mod sys;
 pub mod units;

@@ -16,9 +16,75 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Register headstart's congestion controls (all, or the ones named) in the
+    /// running kernel, pinned under /sys/fs/bpf/headstart.
+    Load {
+        /// Controllers to load (default: all).
+        names: Vec<String>,
+        /// Path table capacity in entries, when the table is created.
+        #[arg(long, default_value_t = headstart::bpf::DEFAULT_TABLE_ENTRIES)]
+        table_size: u32,
+    },
+    /// Unregister them (resetting any default congestion control that names them).
+    /// The path table stays unless --purge.
+    Unload {
+        #[arg(long)]
+        purge: bool,
+    },
+    /// What is loaded, the kernel's default, per-controller counters, the table.
+    Status,
+    /// The per-peer path table.
+    #[command(subcommand)]
+    Table(TableCommand),
+    /// Research knobs: `headstart config` shows them, `headstart config KEY=VALUE ...` sets.
+    Config { assignments: Vec<String> },
+    /// Attach the receive-window override (tc ingress) to a server interface.
+    Attach {
+        #[arg(long)]
+        dev: String,
+        /// Network namespace (by name, as `ip netns` lists it).
+        #[arg(long)]
+        netns: Option<String>,
+    },
+    /// Detach the receive-window override.
+    Detach {
+        #[arg(long)]
+        dev: String,
+        #[arg(long)]
+        netns: Option<String>,
+    },
     /// The lab: emulated bottlenecks between real Linux TCP endpoints.
     #[command(subcommand)]
     Lab(LabCommand),
+}
+
+#[derive(Subcommand)]
+enum TableCommand {
+    /// Every entry, newest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One peer's entry.
+    Get { addr: String },
+    /// Set a peer's entry by hand (experiments, warm-up).
+    Set {
+        addr: String,
+        /// Bandwidth, e.g. 100mbit.
+        #[arg(long)]
+        bw: String,
+        /// Minimum RTT, e.g. 50ms.
+        #[arg(long)]
+        rtt: String,
+    },
+    /// Remove one peer.
+    Forget { addr: String },
+    /// Remove every entry.
+    Flush,
+    /// Write the table to a JSON file.
+    Save { file: PathBuf },
+    /// Load entries from a file written by `save`, after validating all of them.
+    Restore { file: PathBuf },
 }
 
 #[derive(Subcommand)]
@@ -137,8 +203,177 @@ fn main() {
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
+    use headstart::bpf;
     match cli.command {
         Command::Lab(cmd) => lab(cmd),
+        Command::Load { names, table_size } => {
+            let loaded = bpf::load(&names, table_size)?;
+            if loaded.is_empty() {
+                println!("already loaded");
+            } else {
+                println!("loaded {} (pinned under {})", loaded.join(", "), bpf::PIN_DIR);
+            }
+            Ok(())
+        }
+        Command::Unload { purge } => {
+            let removed = bpf::unload(purge)?;
+            println!(
+                "unloaded {}{}",
+                if removed.is_empty() { "nothing".to_string() } else { removed.join(", ") },
+                if purge { "; path table and knobs removed" } else { "; path table kept" }
+            );
+            Ok(())
+        }
+        Command::Status => status(),
+        Command::Table(cmd) => table(cmd),
+        Command::Config { assignments } => {
+            sys::require_root()?;
+            let mut c = bpf::read_config()?;
+            if !assignments.is_empty() {
+                for a in &assignments {
+                    c.set(a)?;
+                }
+                bpf::write_config(&c)?;
+            }
+            for k in headstart::bpf::maps::CONFIG_KEYS {
+                println!("{k} = {}", c.get(k).unwrap_or(0));
+            }
+            Ok(())
+        }
+        Command::Attach { dev, netns } => {
+            bpf::attach_rwnd(&dev, netns.as_deref())?;
+            println!("receive-window override attached to {dev} ingress");
+            Ok(())
+        }
+        Command::Detach { dev, netns } => {
+            let was = bpf::detach_rwnd(&dev, netns.as_deref())?;
+            println!("{}", if was { format!("detached from {dev}") } else { format!("nothing attached to {dev}") });
+            Ok(())
+        }
+    }
+}
+
+fn parse_addr(text: &str) -> Result<std::net::IpAddr> {
+    text.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not an IPv4 or IPv6 address"))
+}
+
+fn status() -> Result<()> {
+    use headstart::bpf;
+    sys::require_root()?;
+    println!("default congestion control: {}", bpf::default_cc());
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    let mut header = vec!["controller".to_string(), "loaded".to_string()];
+    header.extend(headstart::bpf::maps::COUNTER_NAMES.iter().map(|s| s.to_string()));
+    t.set_header(header);
+    for c in bpf::CONTROLLERS {
+        let mut row = vec![c.name.to_string(), if bpf::is_loaded(c.name) { "yes".into() } else { "no".into() }];
+        match bpf::counters(c.id) {
+            Ok(v) => row.extend(v.iter().map(|n| n.to_string())),
+            Err(_) => row.extend(headstart::bpf::maps::COUNTER_NAMES.iter().map(|_| "–".to_string())),
+        }
+        t.add_row(row);
+    }
+    println!("{t}");
+    match bpf::paths_map() {
+        Ok(m) => {
+            let n = bpf::table_entries()?.len();
+            println!("path table: {n} of {} entries ({}/hs_paths)", m.max_entries, bpf::PIN_DIR);
+            let c = bpf::read_config()?;
+            let knobs: Vec<String> = headstart::bpf::maps::CONFIG_KEYS.iter().map(|k| format!("{k}={}", c.get(k).unwrap_or(0))).collect();
+            println!("knobs: {}", knobs.join(" "));
+            println!("receive-window rewrites: {}", bpf::rwnd_rewrites());
+        }
+        Err(_) => println!("path table: none (nothing loaded yet)"),
+    }
+    Ok(())
+}
+
+fn table(cmd: TableCommand) -> Result<()> {
+    use headstart::bpf;
+    sys::require_root()?;
+    match cmd {
+        TableCommand::List { json } => {
+            let now = sys::boot_ns();
+            let entries = bpf::table_entries()?;
+            if json {
+                for (a, e) in &entries {
+                    println!(
+                        "{}",
+                        serde_json::json!({"peer": a.to_string(), "bw_bytes_per_s": e.bw_bytes_per_s, "min_rtt_us": e.min_rtt_us, "flows": e.flows, "age_s": now.saturating_sub(e.stored_ns) as f64 / 1e9, "source": e.source_name()})
+                    );
+                }
+                return Ok(());
+            }
+            let mut t = comfy_table::Table::new();
+            t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+            t.set_header(vec!["peer", "bandwidth", "min RTT ms", "BDP KB", "flows", "age s", "source"]);
+            for (a, e) in &entries {
+                t.add_row(vec![
+                    a.to_string(),
+                    headstart::units::fmt_rate(e.bw_bytes_per_s as f64 * 8.0),
+                    format!("{:.2}", e.min_rtt_us as f64 / 1e3),
+                    format!("{:.0}", e.bw_bytes_per_s as f64 * e.min_rtt_us as f64 / 1e6 / 1024.0),
+                    e.flows.to_string(),
+                    format!("{:.1}", now.saturating_sub(e.stored_ns) as f64 / 1e9),
+                    e.source_name().to_string(),
+                ]);
+            }
+            println!("{t}");
+            println!("{} entries", entries.len());
+            Ok(())
+        }
+        TableCommand::Get { addr } => {
+            let a = parse_addr(&addr)?;
+            match bpf::table_get(a)? {
+                Some(e) => {
+                    println!(
+                        "{a}: {} ({} B/s), min RTT {:.3} ms, {} flows, {:.1} s old, from {}",
+                        headstart::units::fmt_rate(e.bw_bytes_per_s as f64 * 8.0),
+                        e.bw_bytes_per_s,
+                        e.min_rtt_us as f64 / 1e3,
+                        e.flows,
+                        sys::boot_ns().saturating_sub(e.stored_ns) as f64 / 1e9,
+                        e.source_name()
+                    );
+                    Ok(())
+                }
+                None => anyhow::bail!("{a} is not in the path table"),
+            }
+        }
+        TableCommand::Set { addr, bw, rtt } => {
+            let a = parse_addr(&addr)?;
+            let bps = headstart::units::parse_rate(&bw)?;
+            let rtt_ns = headstart::units::parse_duration_ns(&rtt)?;
+            let e = headstart::bpf::maps::PathEntry {
+                bw_bytes_per_s: bps / 8,
+                stored_ns: sys::boot_ns(),
+                min_rtt_us: (rtt_ns / 1000) as u32,
+                flows: 0,
+                source: headstart::bpf::maps::SOURCE_USER,
+            };
+            bpf::table_set(a, &e)?;
+            println!("{a}: {} , min RTT {rtt}", headstart::units::fmt_rate(bps as f64));
+            Ok(())
+        }
+        TableCommand::Forget { addr } => {
+            let a = parse_addr(&addr)?;
+            anyhow::ensure!(bpf::table_forget(a)?, "{a} is not in the path table");
+            println!("forgot {a}");
+            Ok(())
+        }
+        TableCommand::Flush => {
+            println!("removed {} entries", bpf::table_flush()?);
+            Ok(())
+        }
+        TableCommand::Save { file } => {
+            println!("saved {} entries to {}", bpf::table_save(&file)?, file.display());
+            Ok(())
+        }
+        TableCommand::Restore { file } => {
+            println!("restored {} entries from {}", bpf::table_restore(&file)?, file.display());
+            Ok(())
+        }
     }
 }
 
@@ -273,11 +508,11 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
         let end_s = res.throughput_series.len() as f64 * bin_s - bin_s;
         let (from, to) = match &resolved.down_rate {
             headstart::lab::emulator::model::LinkRate::Trace(t) => {
+                // Any window of whole periods holds the trace's average capacity.
                 let p = t.period_ms as f64 / 1000.0;
-                let from = (1.0 / p).ceil() * p;
-                let to = from + ((end_s - from) / p).floor() * p;
-                anyhow::ensure!(to > from, "the transfer did not cover a whole trace period ({p} s): raise --seconds");
-                (from, to)
+                let periods = ((end_s - 1.0) / p).floor();
+                anyhow::ensure!(periods >= 1.0, "the transfer did not cover a whole trace period ({p} s): raise --seconds");
+                (1.0, 1.0 + (periods * p / bin_s).round() * bin_s)
             }
             _ => (1.0, end_s),
         };

@@ -93,3 +93,11 @@ impl Interrupt {
         Ok(())
     }
 }
+
+/// CLOCK_BOOTTIME in nanoseconds: the clock the BPF side stamps table entries with.
+pub fn boot_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}

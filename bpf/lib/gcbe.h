@@ -1,0 +1,136 @@
+/* GCBE: gap-compensated bandwidth estimation (Stateful-TCP, IEEE Access 2020, §IV-C).
+ *
+ * A cycle i starts with an ACK at h_{i,0} = t_i and closes at the first ACK with
+ * now - t_i >= d (the smoothed RTT, eq. 4) once it holds more than 3 ACKs; that
+ * ACK also opens cycle i+1. With a_{i,j} the bytes ACK j acknowledged and z_i the
+ * ACK after the longest inter-arrival gap (eq. 6), the cycle's estimate is (eq. 7)
+ *
+ *            sum_{k=1}^{n-1} a_{i,k}  -  a_{i,z}
+ *   c_i = -------------------------------------------------
+ *          (h_{i,n-1} - h_{i,0})  -  (h_{i,z} - h_{i,z-1})
+ *
+ * The first ACK's bytes are left out (its send time is unknown), and so are the
+ * bytes and the time of the longest gap, which is where a cwnd-limited sender sat
+ * idle. The flow's estimate is the maximum of the last L = 5 cycles (eq. 8).
+ *
+ * Differences from the paper, each for a stated reason:
+ *  - At termination an unfinished cycle with at least 3 ACKs is also evaluated
+ *    (gcbe_finish): a flow shorter than one RTT of ACKs (the paper's 4 KB point in
+ *    Fig. 6) has no complete cycle but still two inter-ACK intervals to measure.
+ *  - Streaming form: only n, sums, the current maximum gap and its bytes are kept,
+ *    never the ACK list, so the state is fixed-size for BPF socket storage.
+ * Units: time in microseconds, bytes, bandwidth in bytes per second. */
+#ifndef HS_GCBE_H
+#define HS_GCBE_H
+
+#include "types.h"
+
+#define GCBE_SAMPLES 5            /* L, eq. 8 */
+#define GCBE_MIN_CYCLE_ACKS 4     /* "more than 3 ACKs" before a cycle may close */
+#define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
+
+struct gcbe {
+	__u64 cycle_start_us;       /* h_{i,0} = t_i */
+	__u64 last_ack_us;          /* h_{i,j-1}: the previous ACK of this cycle */
+	__u64 bytes;                /* sum of a_{i,k} for k >= 1 */
+	__u64 max_gap_us;           /* longest h_{i,j} - h_{i,j-1} so far */
+	__u64 max_gap_bytes;        /* a_{i,z}: bytes of the ACK ending that gap */
+	__u32 acks;                 /* n_i: ACKs in this cycle, the first included */
+	__u32 nsamples;             /* cycle estimates taken over the flow */
+	__u32 ring_next;            /* where the next estimate goes in samples[] */
+	__u32 pad;
+	__u64 samples[GCBE_SAMPLES];/* ring of the last L estimates, bytes/s */
+};
+
+/* Eq. 7 for the current cycle; 0 when it is undefined (no time or no bytes left). */
+HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
+{
+	__u64 span = g->last_ack_us - g->cycle_start_us;
+	__u64 time_us, bytes;
+
+	if (span <= g->max_gap_us || g->bytes <= g->max_gap_bytes)
+		return 0;
+	time_us = span - g->max_gap_us;
+	bytes = g->bytes - g->max_gap_bytes;
+	/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
+	if (bytes >= (1ULL << 44))
+		return bytes / time_us * HS_USEC_PER_SEC;
+	return bytes * HS_USEC_PER_SEC / time_us;
+}
+
+HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
+{
+	__u32 i = g->ring_next;
+
+	if (i >= GCBE_SAMPLES)      /* bounds the index for the BPF verifier */
+		i = 0;
+	g->samples[i] = estimate;
+	g->ring_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
+	g->nsamples++;
+}
+
+HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us)
+{
+	g->cycle_start_us = now_us;
+	g->last_ack_us = now_us;
+	g->bytes = 0;
+	g->max_gap_us = 0;
+	g->max_gap_bytes = 0;
+	g->acks = 1;
+}
+
+/* One ACK at now_us acknowledging `acked` bytes; cycle_us is the cycle length d.
+ * Returns the estimate if this ACK closed a cycle with a defined estimate, else 0. */
+HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+{
+	__u64 gap, est;
+
+	if (g->acks == 0) {
+		gcbe_open_cycle(g, now_us);
+		return 0;
+	}
+	if (now_us < g->last_ack_us)    /* clocks never go back; be safe if they do */
+		now_us = g->last_ack_us;
+	gap = now_us - g->last_ack_us;
+	if (gap > g->max_gap_us || g->acks == 1) {
+		g->max_gap_us = gap;
+		g->max_gap_bytes = acked;
+	}
+	g->bytes += acked;
+	g->last_ack_us = now_us;
+	g->acks++;
+	if (now_us - g->cycle_start_us < cycle_us || g->acks < GCBE_MIN_CYCLE_ACKS)
+		return 0;
+	est = gcbe_cycle_estimate(g);
+	if (est)
+		gcbe_push(g, est);
+	gcbe_open_cycle(g, now_us);  /* the closing ACK is h_{i+1,0} */
+	return est;
+}
+
+/* At termination: evaluate the unfinished cycle if it can say anything. */
+HS_INLINE void gcbe_finish(struct gcbe *g)
+{
+	__u64 est;
+
+	if (g->acks < GCBE_MIN_FINISH_ACKS)
+		return;
+	est = gcbe_cycle_estimate(g);
+	if (est)
+		gcbe_push(g, est);
+	g->acks = 0;
+}
+
+/* Eq. 8: the maximum of the last L estimates; 0 if there is none. */
+HS_INLINE __u64 gcbe_best(const struct gcbe *g)
+{
+	__u64 best = 0;
+	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
+
+	for (__u32 i = 0; i < GCBE_SAMPLES; i++)
+		if (i < n && g->samples[i] > best)
+			best = g->samples[i];
+	return best;
+}
+
+#endif

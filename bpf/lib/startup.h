@@ -1,0 +1,64 @@
+/* Stateful start decisions (Stateful-TCP §IV-B, Stateful-BBR §IV-B), as pure
+ * arithmetic so that host tests can pin them down.
+ * Units: bandwidth in bytes per second, RTT in microseconds, windows in packets. */
+#ifndef HS_STARTUP_H
+#define HS_STARTUP_H
+
+#include "types.h"
+
+#define HS_INIT_CWND 10           /* Linux's initial window, and the floor of eq. 3 */
+#define HS_MAX_START_CWND 1000000U /* no start window beyond this, whatever the table says */
+
+/* Bandwidth-delay product in packets of `mss` bytes, rounded down. Overflow-safe for
+ * any bw below 2^44 B/s (140 Tbit/s) and RTT below 2^20 us (1 s). */
+HS_INLINE __u64 hs_bdp_packets(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
+{
+	if (!mss)
+		return 0;
+	return bw_Bps * rtt_us / HS_USEC_PER_SEC / mss;
+}
+
+/* The first RTT's window on a hit: cwnd = cached bw x cached min RTT, never below the
+ * initial window (a tiny path gains nothing) nor above HS_MAX_START_CWND. */
+HS_INLINE __u32 hs_start_cwnd(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
+{
+	__u64 bdp = hs_bdp_packets(bw_Bps, rtt_us, mss);
+
+	if (bdp < HS_INIT_CWND)
+		return HS_INIT_CWND;
+	if (bdp > HS_MAX_START_CWND)
+		return HS_MAX_START_CWND;
+	return (__u32)bdp;
+}
+
+/* Eq. 3: when the first ACK ends the startup, cwnd = max(packets in flight, IW). */
+HS_INLINE __u32 hs_startup_exit_cwnd(__u32 in_flight)
+{
+	return in_flight > HS_INIT_CWND ? in_flight : HS_INIT_CWND;
+}
+
+/* Termination rule: keep an estimate only if its BDP beats the initial window. */
+HS_INLINE int hs_worth_storing(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
+{
+	return bw_Bps && rtt_us && hs_bdp_packets(bw_Bps, rtt_us, mss) > HS_INIT_CWND;
+}
+
+/* The estimation-error experiment (Stateful-TCP §V-E): the cached bandwidth scaled
+ * by pct/100 (20 = -80 %, 200 = +100 %). */
+HS_INLINE __u64 hs_scale_bw(__u64 bw_Bps, __u32 pct)
+{
+	if (bw_Bps > (1ULL << 50))  /* absurd input: do not let the product wrap */
+		return bw_Bps / 100 * pct;
+	return bw_Bps * pct / 100;
+}
+
+/* Stateful-BBR's store rule: a flow shorter than the cached BDP underestimates,
+ * so it may create an entry but not overwrite one. */
+HS_INLINE int hs_bbr_may_overwrite(__u64 flow_bytes, __u64 cached_bw_Bps, __u32 cached_rtt_us)
+{
+	__u64 cached_bdp_bytes = cached_bw_Bps * cached_rtt_us / HS_USEC_PER_SEC;
+
+	return flow_bytes >= cached_bdp_bytes;
+}
+
+#endif

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Receive-window override (Stateful-TCP §III-C) as a tc ingress program.
+ *
+ * A stateful start sends one cached BDP in its first RTT, but a Linux receiver
+ * advertises only ~64 KB at first, which would cap it. The congestion control cannot
+ * write tp->snd_wnd, so this program, on the server's ingress, raises the window
+ * field of incoming ACKs of the flows the controllers put in hs_rwnd to its maximum
+ * (0xffff before scaling), fixing the TCP checksum. A zero window is left alone: the
+ * receiver really is full. Everything else passes untouched. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "path_table.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define ETH_HLEN 14
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define IPPROTO_TCP 6
+#define TCP_WINDOW_OFF 14
+#define TCP_CSUM_OFF 16
+#define TC_ACT_OK 0
+
+/* Counts of rewritten ACKs, for `headstart status` and the tests. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} hs_rwnd_rewrites SEC(".maps");
+
+static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct hs_flow_key key = {};
+	__u8 *ip = data + l3;
+	__u32 l4;
+
+	if ((void *)(ip + 1) > end)
+		return TC_ACT_OK;
+	if ((ip[0] >> 4) == 4) {
+		struct iphdr *h = (void *)ip;
+
+		if ((void *)(h + 1) > end || h->protocol != IPPROTO_TCP)
+			return TC_ACT_OK;
+		key.peer[10] = key.peer[11] = 0xff;
+		key.local[10] = key.local[11] = 0xff;
+		__builtin_memcpy(&key.peer[12], &h->saddr, 4);
+		__builtin_memcpy(&key.local[12], &h->daddr, 4);
+		l4 = l3 + h->ihl * 4;
+	} else if ((ip[0] >> 4) == 6) {
+		struct ipv6hdr *h = (void *)ip;
+
+		if ((void *)(h + 1) > end || h->nexthdr != IPPROTO_TCP)
+			return TC_ACT_OK;
+		__builtin_memcpy(key.peer, &h->saddr, 16);
+		__builtin_memcpy(key.local, &h->daddr, 16);
+		l4 = l3 + sizeof(*h);
+	} else {
+		return TC_ACT_OK;
+	}
+	if (l4 > 256)   /* needed for the verifier's bound check */
+		return TC_ACT_OK;
+	struct tcphdr *tcp = data + l4;
+	if ((void *)(tcp + 1) > end || !tcp->ack)
+		return TC_ACT_OK;
+	key.peer_port = bpf_ntohs(tcp->source);
+	key.local_port = bpf_ntohs(tcp->dest);
+	if (!bpf_map_lookup_elem(&hs_rwnd, &key))
+		return TC_ACT_OK;
+	__u16 old = tcp->window, new = 0xffff;
+	if (old == 0 || old == new)
+		return TC_ACT_OK;
+	bpf_l4_csum_replace(skb, l4 + TCP_CSUM_OFF, old, new, sizeof(new));
+	bpf_skb_store_bytes(skb, l4 + TCP_WINDOW_OFF, &new, sizeof(new), 0);
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&hs_rwnd_rewrites, &zero);
+	if (n)
+		*n += 1;
+	return TC_ACT_OK;
+}
+
+/* Devices with an Ethernet header (veth, physical NICs). */
+SEC("tc")
+int hs_rwnd_ether(struct __sk_buff *skb)
+{
+	return open_window(skb, ETH_HLEN);
+}
+
+/* Devices that carry bare IP packets (TUN, as in the lab). */
+SEC("tc")
+int hs_rwnd_rawip(struct __sk_buff *skb)
+{
+	return open_window(skb, 0);
+}

@@ -1,0 +1,39 @@
+//! Builds the kernel side: BPF C under bpf/ -> BPF objects embedded in the binary.
+//! vmlinux.h is generated from the running kernel's BTF (bpftool), the libbpf
+//! headers come from the vendored libbpf of libbpf-sys (DEP_BPF_INCLUDE).
+
+use std::env;
+use std::path::PathBuf;
+use std::process::Command;
+
+const PROGRAMS: &[&str] = &["s_cubic", "rwnd"];
+
+fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
+    println!("cargo:rerun-if-changed=bpf");
+    println!("cargo:rerun-if-changed=/sys/kernel/btf/vmlinux");
+
+    let vmlinux = out.join("vmlinux.h");
+    let dump = Command::new("bpftool")
+        .args(["btf", "dump", "file", "/sys/kernel/btf/vmlinux", "format", "c"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run bpftool ({e}): run scripts/setup.sh (apt-get install bpftool)"));
+    assert!(dump.status.success(), "bpftool btf dump failed: {}", String::from_utf8_lossy(&dump.stderr));
+    std::fs::write(&vmlinux, &dump.stdout).expect("write vmlinux.h");
+
+    let libbpf_include = env::var("DEP_BPF_INCLUDE").expect("libbpf-sys exports its headers as DEP_BPF_INCLUDE");
+    for prog in PROGRAMS {
+        let src = format!("bpf/{prog}.bpf.c");
+        let obj = out.join(format!("{prog}.bpf.o"));
+        let status = Command::new("clang")
+            .args(["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-D__TARGET_ARCH_x86"])
+            .arg(format!("-I{}", out.display()))
+            .arg(format!("-I{libbpf_include}"))
+            .arg("-Ibpf")
+            .args(["-c", &src, "-o"])
+            .arg(&obj)
+            .status()
+            .unwrap_or_else(|e| panic!("cannot run clang ({e}): run scripts/setup.sh (apt-get install clang)"));
+        assert!(status.success(), "clang failed on {src}");
+    }
+}

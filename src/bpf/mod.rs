@@ -1,0 +1,372 @@
+//! The kernel side from userspace: register headstart's congestion controls, manage
+//! the pinned per-peer path table and knobs, attach the receive-window program.
+//!
+//! Everything lives under /sys/fs/bpf/headstart/: the shared maps (pinned by name by
+//! the BPF objects themselves) and one link per registered congestion control
+//! (`<name>.link`). Removing a link unregisters its controller; the maps stay, so the
+//! table survives `unload` and `load`.
+
+pub mod maps;
+pub mod object;
+
+use crate::sys;
+use anyhow::{bail, Context, Result};
+use maps::{Config, PathEntry};
+use object::{Object, PinnedMap};
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+pub const PIN_DIR: &str = "/sys/fs/bpf/headstart";
+const BPF_FS_MAGIC: i64 = 0xcafe4a11;
+
+pub struct Controller {
+    pub name: &'static str,
+    /// Index of its counters in hs_counters (enum hs_cc_id in bpf/path_table.h).
+    pub id: usize,
+    object: &'static [u8],
+}
+
+pub const CONTROLLERS: &[Controller] = &[Controller {
+    name: "s_cubic",
+    id: 0,
+    object: include_bytes!(concat!(env!("OUT_DIR"), "/s_cubic.bpf.o")),
+}];
+
+const RWND_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rwnd.bpf.o"));
+
+pub const DEFAULT_TABLE_ENTRIES: u32 = 1 << 20;
+
+pub fn controller(name: &str) -> Result<&'static Controller> {
+    CONTROLLERS
+        .iter()
+        .find(|c| c.name == name)
+        .with_context(|| format!("unknown headstart controller '{name}' (known: {})", names().join(", ")))
+}
+
+pub fn names() -> Vec<&'static str> {
+    CONTROLLERS.iter().map(|c| c.name).collect()
+}
+
+pub fn pin_path(name: &str) -> PathBuf {
+    Path::new(PIN_DIR).join(name)
+}
+
+fn link_path(cc: &str) -> PathBuf {
+    pin_path(&format!("hs_link_{cc}"))
+}
+
+/// Mounts bpffs at /sys/fs/bpf if nothing is mounted there, and makes our folder.
+fn ensure_pin_dir() -> Result<()> {
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    let root = c"/sys/fs/bpf";
+    // SAFETY: statfs on a constant path into our struct.
+    let rc = unsafe { libc::statfs(root.as_ptr(), &mut st) };
+    if rc != 0 || st.f_type as i64 != BPF_FS_MAGIC {
+        // SAFETY: mount(2) with constant strings.
+        let rc = unsafe { libc::mount(c"bpf".as_ptr(), root.as_ptr(), c"bpf".as_ptr(), 0, std::ptr::null()) };
+        if rc != 0 {
+            bail!("cannot mount the BPF filesystem on /sys/fs/bpf: {}", std::io::Error::last_os_error());
+        }
+    }
+    std::fs::create_dir_all(PIN_DIR).with_context(|| format!("creating {PIN_DIR}"))?;
+    Ok(())
+}
+
+pub fn available_ccs() -> Result<Vec<String>> {
+    Ok(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
+        .context("reading tcp_available_congestion_control")?
+        .split_whitespace()
+        .map(str::to_string)
+        .collect())
+}
+
+pub fn is_loaded(name: &str) -> bool {
+    link_path(name).exists() && available_ccs().map(|a| a.iter().any(|n| n == name)).unwrap_or(false)
+}
+
+const ALLOWED: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
+const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
+
+fn set_allowed(add: &[&str], remove: &[&str]) -> Result<()> {
+    let cur = std::fs::read_to_string(ALLOWED).context(ALLOWED)?;
+    let mut list: Vec<String> = cur.split_whitespace().filter(|n| !remove.contains(n)).map(str::to_string).collect();
+    for a in add {
+        if !list.iter().any(|n| n == a) {
+            list.push(a.to_string());
+        }
+    }
+    std::fs::write(ALLOWED, list.join(" ")).context("writing tcp_allowed_congestion_control")
+}
+
+/// Registers the named controllers (all when `names` is empty). Idempotent.
+/// Returns the names it registered now.
+pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
+    sys::require_root()?;
+    let wanted: Vec<&Controller> = if requested.is_empty() {
+        CONTROLLERS.iter().collect()
+    } else {
+        requested.iter().map(|n| controller(n)).collect::<Result<_>>()?
+    };
+    anyhow::ensure!((1024..=1 << 26).contains(&table_entries), "table size must be between 1024 and 67108864 entries");
+    ensure_pin_dir()?;
+    let mut loaded = Vec::new();
+    for c in wanted {
+        if is_loaded(c.name) {
+            continue;
+        }
+        // A link pin without a registered controller is a leftover: replace it.
+        let _ = std::fs::remove_file(link_path(c.name));
+        let mut obj = Object::open(c.name, c.object, Path::new(PIN_DIR))?;
+        // An existing table keeps its size (libbpf reuses a pinned map only if equal).
+        let size = PinnedMap::open(&pin_path("hs_paths")).map(|m| m.max_entries).unwrap_or(table_entries);
+        obj.set_max_entries("hs_paths", size)?;
+        obj.load().with_context(|| format!("loading {}", c.name))?;
+        obj.attach_struct_ops_pinned(c.name, &link_path(c.name))?;
+        loaded.push(c.name.to_string());
+    }
+    let all: Vec<&str> = CONTROLLERS.iter().map(|c| c.name).filter(|n| is_loaded(n)).collect();
+    set_allowed(&all, &[])?;
+    Ok(loaded)
+}
+
+/// Every network namespace's default congestion control that names one of ours is
+/// reset to cubic first (new sockets would keep getting it); then the controllers are
+/// removed from the allowed list and unregistered. With `purge`, the maps (the path
+/// table) go too. Flows already using a controller keep it until they close.
+pub fn unload(purge: bool) -> Result<Vec<String>> {
+    sys::require_root()?;
+    let ours: Vec<&str> = CONTROLLERS.iter().map(|c| c.name).collect();
+    if let Ok(def) = std::fs::read_to_string(DEFAULT_CC) {
+        if ours.contains(&def.trim()) {
+            std::fs::write(DEFAULT_CC, "cubic").context("resetting the default congestion control")?;
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(crate::lab::topology::NETNS_DIR) {
+        for e in entries.flatten() {
+            let ns = e.file_name().to_string_lossy().into_owned();
+            if let Ok(def) = sys::run("ip", &["netns", "exec", &ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"]) {
+                if ours.contains(&def.trim()) {
+                    sys::run("ip", &["netns", "exec", &ns, "sysctl", "-qw", "net.ipv4.tcp_congestion_control=cubic"])?;
+                }
+            }
+        }
+    }
+    set_allowed(&[], &ours)?;
+    let mut removed = Vec::new();
+    for c in CONTROLLERS {
+        if std::fs::remove_file(link_path(c.name)).is_ok() {
+            removed.push(c.name.to_string());
+        }
+    }
+    if purge {
+        if let Ok(entries) = std::fs::read_dir(PIN_DIR) {
+            for e in entries.flatten() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+        let _ = std::fs::remove_dir(PIN_DIR);
+    }
+    Ok(removed)
+}
+
+pub fn paths_map() -> Result<PinnedMap> {
+    PinnedMap::open(&pin_path("hs_paths"))
+}
+
+fn config_map() -> Result<PinnedMap> {
+    PinnedMap::open(&pin_path("hs_config"))
+}
+
+pub fn read_config() -> Result<Config> {
+    let m = config_map()?;
+    let v = m.lookup(&0u32.to_ne_bytes())?.context("hs_config has no record")?;
+    Ok(Config::from_bytes(&v))
+}
+
+pub fn write_config(c: &Config) -> Result<()> {
+    c.validate()?;
+    config_map()?.update(&0u32.to_ne_bytes(), &c.to_bytes())
+}
+
+/// Per-controller counters summed over CPUs, in the order of maps::COUNTER_NAMES.
+pub fn counters(id: usize) -> Result<Vec<u64>> {
+    let m = PinnedMap::open(&pin_path("hs_counters"))?;
+    let mut out = Vec::new();
+    for c in 0..maps::COUNTER_NAMES.len() {
+        let key = ((id * maps::COUNTERS_PER_CC + c) as u32).to_ne_bytes();
+        let v = m.lookup(&key)?.unwrap_or_default();
+        out.push(v.chunks(8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).sum());
+    }
+    Ok(out)
+}
+
+pub fn rwnd_rewrites() -> u64 {
+    PinnedMap::open(&pin_path("hs_rwnd_rewrites"))
+        .and_then(|m| m.lookup(&0u32.to_ne_bytes()))
+        .ok()
+        .flatten()
+        .map(|v| v.chunks(8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).sum())
+        .unwrap_or(0)
+}
+
+pub fn default_cc() -> String {
+    std::fs::read_to_string(DEFAULT_CC).map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// Path table entries, newest first.
+pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
+    let m = paths_map()?;
+    let mut out = Vec::new();
+    for k in m.keys()? {
+        if let Some(v) = m.lookup(&k)? {
+            out.push((maps::key_to_addr(&k), PathEntry::from_bytes(&v)));
+        }
+    }
+    out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
+    Ok(out)
+}
+
+pub fn table_get(addr: IpAddr) -> Result<Option<PathEntry>> {
+    Ok(paths_map()?.lookup(&maps::addr_to_key(addr))?.map(|v| PathEntry::from_bytes(&v)))
+}
+
+pub fn table_set(addr: IpAddr, e: &PathEntry) -> Result<()> {
+    e.validate()?;
+    paths_map()?.update(&maps::addr_to_key(addr), &e.to_bytes())
+}
+
+pub fn table_forget(addr: IpAddr) -> Result<bool> {
+    paths_map()?.delete(&maps::addr_to_key(addr))
+}
+
+pub fn table_flush() -> Result<usize> {
+    let m = paths_map()?;
+    let mut n = 0;
+    for k in m.keys()? {
+        if m.delete(&k)? {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Attaches the receive-window override to the ingress of `dev`, inside network
+/// namespace `netns` (by name) or the current one.
+pub fn attach_rwnd(dev: &str, netns: Option<&str>) -> Result<()> {
+    sys::require_root()?;
+    ensure_pin_dir()?;
+    let mut obj = Object::open("rwnd", RWND_OBJECT, Path::new(PIN_DIR))?;
+    obj.load().context("loading the receive-window program")?;
+    let dev = dev.to_string();
+    in_netns(netns, move || {
+        let ifindex = ifindex(&dev)?;
+        // TUN devices carry bare IP packets (ARPHRD_NONE); others have Ethernet headers.
+        let prog = if device_type(&dev)? == ARPHRD_NONE { "hs_rwnd_rawip" } else { "hs_rwnd_ether" };
+        object::tc_attach_ingress(ifindex, obj.program_fd(prog)?)
+    })
+}
+
+pub fn detach_rwnd(dev: &str, netns: Option<&str>) -> Result<bool> {
+    sys::require_root()?;
+    let dev = dev.to_string();
+    in_netns(netns, move || object::tc_detach_ingress(ifindex(&dev)?))
+}
+
+pub fn rwnd_attached(dev: &str, netns: Option<&str>) -> Result<bool> {
+    let dev = dev.to_string();
+    in_netns(netns, move || Ok(object::tc_attached(ifindex(&dev)?)))
+}
+
+const ARPHRD_NONE: u32 = 0xfffe;
+
+fn ifindex(dev: &str) -> Result<i32> {
+    let c = std::ffi::CString::new(dev)?;
+    // SAFETY: if_nametoindex on a NUL-terminated name.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        bail!("no network device '{dev}' here");
+    }
+    Ok(i as i32)
+}
+
+/// The device's ARPHRD type, asked with SIOCGIFHWADDR (sysfs would show the host's).
+fn device_type(dev: &str) -> Result<u32> {
+    // SAFETY: a throwaway datagram socket for the ioctl.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    anyhow::ensure!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (i, b) in dev.bytes().take(libc::IFNAMSIZ - 1).enumerate() {
+        req.ifr_name[i] = b as libc::c_char;
+    }
+    // SAFETY: SIOCGIFHWADDR fills the ifreq we own.
+    let rc = unsafe { libc::ioctl(fd, libc::SIOCGIFHWADDR, &mut req) };
+    // SAFETY: closing our fd.
+    unsafe { libc::close(fd) };
+    anyhow::ensure!(rc == 0, "SIOCGIFHWADDR {dev}: {}", std::io::Error::last_os_error());
+    // SAFETY: the kernel filled ifru_hwaddr.
+    Ok(unsafe { req.ifr_ifru.ifru_hwaddr.sa_family } as u32)
+}
+
+/// Runs `f` on a thread inside network namespace `netns` (or here, for None).
+fn in_netns<T: Send + 'static>(netns: Option<&str>, f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    let ns = match netns {
+        Some(n) => Some(std::fs::File::open(Path::new(crate::lab::topology::NETNS_DIR).join(n)).with_context(|| format!("no network namespace '{n}'"))?),
+        None => None,
+    };
+    std::thread::spawn(move || {
+        if let Some(ns) = ns {
+            sys::enter_netns(&ns)?;
+        }
+        f()
+    })
+    .join()
+    .map_err(|_| anyhow::anyhow!("namespace thread panicked"))?
+}
+
+/// Writes the table to `file` (JSON, see maps::SavedTable). Returns the entry count.
+pub fn table_save(file: &Path) -> Result<usize> {
+    let now = sys::boot_ns();
+    let entries = table_entries()?;
+    let saved = maps::SavedTable {
+        format: maps::SAVE_FORMAT.into(),
+        version: maps::SAVE_VERSION,
+        saved_unix_s: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        entries: entries
+            .iter()
+            .map(|(addr, e)| maps::SavedEntry {
+                peer: addr.to_string(),
+                bw_bytes_per_s: e.bw_bytes_per_s,
+                min_rtt_us: e.min_rtt_us,
+                flows: e.flows,
+                age_s: now.saturating_sub(e.stored_ns) as f64 / 1e9,
+                source: e.source_name().to_string(),
+            })
+            .collect(),
+    };
+    // Write beside the target and rename, so a failure never leaves half a file.
+    let tmp = file.with_extension("tmp-headstart");
+    std::fs::write(&tmp, serde_json::to_string_pretty(&saved)?).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, file).with_context(|| format!("cannot write {}", file.display()))?;
+    Ok(entries.len())
+}
+
+/// Loads a saved table. Every record is validated, and the table's capacity checked,
+/// before the first entry is written: a bad file changes nothing.
+pub fn table_restore(file: &Path) -> Result<usize> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let records = maps::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    let m = paths_map()?;
+    anyhow::ensure!(
+        records.len() <= m.max_entries as usize,
+        "{}: {} entries do not fit a table of {}; table unchanged",
+        file.display(),
+        records.len(),
+        m.max_entries
+    );
+    let now = sys::boot_ns();
+    for (addr, mut e, age_s) in records.iter().cloned() {
+        e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
+        m.update(&maps::addr_to_key(addr), &e.to_bytes())?;
+    }
+    Ok(records.len())
+}
