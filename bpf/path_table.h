@@ -8,7 +8,6 @@
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
 
-#include <bpf/bpf_core_read.h>
 
 #define HS_PATHS_DEFAULT_ENTRIES (1 << 20)
 
@@ -115,12 +114,24 @@ static __always_inline void hs_count(enum hs_cc_id cc, enum hs_counter what)
 #define HS_AF_INET 2
 #define HS_AF_INET6 10
 
-/* The peer's full address, IPv4 mapped into IPv6. */
+/* Direct loads from the socket (a trusted BTF pointer in struct_ops programs). */
+static __always_inline void hs_copy_in6(__u8 out[16], const __u32 *w)
+{
+	__u32 w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+
+	__builtin_memcpy(out, &w0, 4);
+	__builtin_memcpy(out + 4, &w1, 4);
+	__builtin_memcpy(out + 8, &w2, 4);
+	__builtin_memcpy(out + 12, &w3, 4);
+}
+
+/* The peer's full address, IPv4 mapped into IPv6 (a dual-stack socket already holds
+ * IPv4 peers that way). */
 static __always_inline void hs_peer_addr(const struct sock *sk, struct hs_addr *a)
 {
 	__builtin_memset(a, 0, sizeof(*a));
 	if (sk->__sk_common.skc_family == HS_AF_INET6) {
-		BPF_CORE_READ_INTO(a->bytes, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+		hs_copy_in6(a->bytes, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32);
 	} else {
 		__u32 v4 = sk->__sk_common.skc_daddr;
 		a->bytes[10] = 0xff;
@@ -133,7 +144,7 @@ static __always_inline void hs_local_addr(const struct sock *sk, __u8 out[16])
 {
 	__builtin_memset(out, 0, 16);
 	if (sk->__sk_common.skc_family == HS_AF_INET6) {
-		BPF_CORE_READ_INTO(out, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+		hs_copy_in6(out, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
 	} else {
 		__u32 v4 = sk->__sk_common.skc_rcv_saddr;
 		out[10] = 0xff;

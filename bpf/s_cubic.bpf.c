@@ -48,8 +48,10 @@ struct s_cubic_flow {
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	__u8 startup;               /* 1 during the paced first RTT of a stateful start */
 	__u8 stateful;              /* 1 if the flow started from the table */
-	__u8 rwnd_marked;           /* 1 if the flow is in hs_rwnd */
+	__u8 rwnd_marked;           /* 1 if the flow is in hs_rwnd, under rwnd_key */
 	__u8 pad;
+	/* Kept from init: by release the local port is already unhashed (zero). */
+	struct hs_flow_key rwnd_key;
 };
 
 struct {
@@ -82,11 +84,10 @@ static __always_inline void start_from_table(struct sock *sk, struct s_cubic_flo
 	flow->startup = 1;
 	flow->stateful = 1;
 	if (cfg->rwnd_override) {
-		struct hs_flow_key fk;
 		__u32 one = 1;
 
-		hs_flow_key_of(sk, &fk);
-		if (!bpf_map_update_elem(&hs_rwnd, &fk, &one, BPF_ANY))
+		hs_flow_key_of(sk, &flow->rwnd_key);
+		if (!bpf_map_update_elem(&hs_rwnd, &flow->rwnd_key, &one, BPF_ANY))
 			flow->rwnd_marked = 1;
 	}
 }
@@ -169,10 +170,7 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	if (!flow)
 		return;
 	if (flow->rwnd_marked) {
-		struct hs_flow_key fk;
-
-		hs_flow_key_of(sk, &fk);
-		bpf_map_delete_elem(&hs_rwnd, &fk);
+		bpf_map_delete_elem(&hs_rwnd, &flow->rwnd_key);
 		flow->rwnd_marked = 0;
 	}
 	cfg = hs_get_config();

@@ -190,11 +190,18 @@ struct SweepArgs {
     /// client and server (no TCP_INFO then: retransmissions come from the emulator).
     #[arg(long)]
     http: bool,
+    /// Do not attach the receive-window override to the server for headstart's
+    /// controllers.
+    #[arg(long)]
+    no_rwnd: bool,
     #[command(flatten)]
     out: OutArgs,
 }
 
 fn main() {
+    // Die quietly on a closed pipe (`headstart table list | head`), as CLI tools do.
+    // SAFETY: restoring the default disposition of SIGPIPE at startup.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     if let Err(e) = dispatch(cli) {
         eprintln!("headstart: error: {}", format!("{e:#}").replace('\n', " "));
@@ -387,6 +394,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 sample: a.sample,
                 seed: a.seed,
                 http: a.http,
+                rwnd_override: Some(!a.no_rwnd),
             };
             run_experiment(text, &a.out)
         }
@@ -494,6 +502,7 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
             sample: None,
             seed: None,
             http: false,
+            rwnd_override: None,
         };
         let exp = text.validate()?;
         if !out.quiet {

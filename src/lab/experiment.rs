@@ -264,6 +264,10 @@ pub struct ExperimentText {
     /// Drive a real HTTP server and client (nginx, curl) instead of the lab's own.
     #[serde(default)]
     pub http: bool,
+    /// Attach the receive-window override to the server when a headstart controller
+    /// runs (default true).
+    #[serde(default)]
+    pub rwnd_override: Option<bool>,
 }
 
 /// A workload, validated.
@@ -283,6 +287,7 @@ pub struct Experiment {
     pub sample_ns: Option<u64>,
     pub seed: u64,
     pub http: bool,
+    pub rwnd_override: bool,
 }
 
 fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
@@ -366,6 +371,7 @@ impl ExperimentText {
             sample_ns,
             seed: self.seed.unwrap_or(1),
             http: self.http,
+            rwnd_override: self.rwnd_override.unwrap_or(true),
         })
     }
 }

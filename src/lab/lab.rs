@@ -35,6 +35,9 @@ pub struct FlowOutcome {
     pub size: u64,
     pub client_flow: Result<ClientFlow, String>,
     pub server: Option<ServerFlowInfo>,
+    /// The path table's entry for the client after the flow, if the flow (a headstart
+    /// controller) stored one: (bytes/s, min RTT us).
+    pub table_after: Option<(u64, u32)>,
 }
 
 pub struct Lab {
@@ -52,6 +55,8 @@ pub struct Lab {
     pub flow_timeout: Duration,
     /// The emulator's time 0: flow start times and throughput bins count from here.
     pub origin: Instant,
+    /// Congestion control of each server port (SERVER_PORT + i).
+    server_ccs: Vec<String>,
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
@@ -85,8 +90,18 @@ impl Lab {
             (topo.server.v4, topo.server.v6),
             clients,
         )?;
-        let server = Server::start(&topo.server.ns, exp.sample_ns.map(Duration::from_nanos), cores.rest)?;
+        let mut server_ccs: Vec<String> = Vec::new();
+        for c in exp.workload.ccs() {
+            if !server_ccs.contains(&c.kernel) {
+                server_ccs.push(c.kernel.clone());
+            }
+        }
+        let server = Server::start(&topo.server.ns, &server_ccs, exp.sample_ns.map(Duration::from_nanos), cores.rest)?;
         let http = if exp.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns)?) } else { None };
+        let uses_headstart = exp.workload.ccs().iter().any(|c| is_headstart(&c.kernel));
+        if uses_headstart && exp.rwnd_override {
+            crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
+        }
         // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
         let slowest = exp.link.capacity_bps.max(1e5);
         let biggest = match &exp.workload {
@@ -107,6 +122,7 @@ impl Lab {
             external_before,
             flow_timeout,
             origin,
+            server_ccs,
         })
     }
 
@@ -136,9 +152,11 @@ impl Lab {
             let client_flow = traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout);
             self.interrupt.check()?;
             let key = FlowKey::new(local.ip(), port);
-            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None });
+            let table_after = self.table_entry_after(client, cc, ipv6);
+            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after });
         }
-        let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT);
+        let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
+        let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
         let ns = host.ns.try_clone()?;
         let (kernel_cc, timeout, interrupt, cpu) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone(), self.rest_cpu);
         let client_flow = std::thread::Builder::new()
@@ -155,7 +173,27 @@ impl Lab {
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info })
+        let table_after = self.table_entry_after(client, cc, ipv6);
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after })
+    }
+
+    /// What the path table holds for the client after a flow of a headstart
+    /// controller (its socket is released when the server closes it).
+    fn table_entry_after(&self, client: usize, cc: &CcSpec, ipv6: bool) -> Option<(u64, u32)> {
+        if !is_headstart(&cc.kernel) {
+            return None;
+        }
+        let addr = self.topo.clients[client].addr(ipv6);
+        crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
+    }
+
+    /// Removes the client's entries from the path table, so that its next flow starts
+    /// cold. A no-op when headstart is not loaded.
+    pub fn forget_peer(&self, client: usize) {
+        let host = &self.topo.clients[client];
+        for a in [host.addr(false), host.addr(true)] {
+            let _ = crate::bpf::table_forget(a);
+        }
     }
 
     /// Stops traffic and the emulator and returns the emulator's report, with the
@@ -176,6 +214,10 @@ impl Lab {
     pub fn server_addr(&self, ipv6: bool) -> IpAddr {
         self.topo.server.addr(ipv6)
     }
+}
+
+pub fn is_headstart(cc: &str) -> bool {
+    crate::bpf::CONTROLLERS.iter().any(|c| c.name == cc)
 }
 
 /// TUN queue drops in every namespace plus the kernel's backlog drops (all CPUs).

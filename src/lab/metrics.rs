@@ -42,7 +42,15 @@ pub struct FlowRow {
     pub delivery_rate_mbps: Option<f64>,
     pub min_rtt_ms: Option<f64>,
     pub srtt_ms: Option<f64>,
+    /// Time the sender was held back by the receiver's window / its own send buffer.
+    pub rwnd_limited_ms: Option<f64>,
+    pub sndbuf_limited_ms: Option<f64>,
     pub mss: u32,
+    /// The path table's bandwidth for this peer after the flow (headstart controllers).
+    pub table_bw_mbps: Option<f64>,
+    pub table_min_rtt_ms: Option<f64>,
+    /// The controller's own bandwidth estimate at the end (BBR: TCP_CC_INFO).
+    pub cc_bw_mbps: Option<f64>,
     pub queue_delay_mean_ms: Option<f64>,
     pub queue_delay_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
@@ -121,7 +129,12 @@ impl FlowRow {
             delivery_rate_mbps: srv.map(|s| s.delivery_rate_bps as f64 / 1e6),
             min_rtt_ms: srv.map(|s| s.min_rtt_us as f64 / 1e3),
             srtt_ms: srv.map(|s| s.srtt_us as f64 / 1e3),
+            rwnd_limited_ms: srv.map(|s| s.rwnd_limited_us as f64 / 1e3),
+            sndbuf_limited_ms: srv.map(|s| s.sndbuf_limited_us as f64 / 1e3),
             mss,
+            table_bw_mbps: o.table_after.map(|t| t.0 as f64 * 8.0 / 1e6),
+            table_min_rtt_ms: o.table_after.map(|t| t.1 as f64 / 1e3),
+            cc_bw_mbps: srv.and_then(|s| s.cc_bw_bps).map(|b| b as f64 / 1e6),
             queue_delay_mean_ms: None,
             queue_delay_max_ms: None,
             drops_buffer: None,

@@ -1,7 +1,11 @@
 //! Real TCP traffic through the emulated link. The server, in the server namespace,
-//! reads a one-line request `<bytes> <congestion control>`, sets TCP_CONGESTION on the
-//! accepted socket, sends that many bytes and closes its side; once the client has
-//! read everything and closed, the server records TCP_INFO (all data is acked then).
+//! listens on one port per congestion control (SERVER_PORT + i), with TCP_CONGESTION
+//! set on the listener, so that each accepted connection runs its controller from the
+//! handshake on, as under a system-wide or per-route setting (a controller's `init`
+//! then runs before the request arrives, and the receive-window override already
+//! applies to the request's ACK). It reads a one-line request `<bytes> <congestion
+//! control>`, sends that many bytes and closes its side; once the client has read
+//! everything and closed, the server records TCP_INFO (all data is acked then).
 //! The client measures the flow completion time from just before connect() (the SYN)
 //! to the arrival of the last byte.
 
@@ -33,6 +37,11 @@ pub struct ServerFlowInfo {
     pub min_rtt_us: u32,
     pub srtt_us: u32,
     pub mss: u32,
+    /// Time the sender was limited by the receive window / by its send buffer.
+    pub rwnd_limited_us: u64,
+    pub sndbuf_limited_us: u64,
+    /// The controller's own bandwidth estimate (TCP_CC_INFO; BBR's max filter), bit/s.
+    pub cc_bw_bps: Option<u64>,
     pub error: Option<String>,
     /// (ms since accept, cwnd in packets, pacing rate in bit/s), when sampling is on.
     #[serde(skip)]
@@ -69,6 +78,33 @@ impl TcpInfo {
     pub fn delivery_rate_bytes(&self) -> u64 { self.u64_at(160) }
     pub fn bytes_sent(&self) -> u64 { self.u64_at(200) }
     pub fn bytes_retrans(&self) -> u64 { self.u64_at(208) }
+    pub fn rwnd_limited_us(&self) -> u64 { self.u64_at(176) }
+    pub fn sndbuf_limited_us(&self) -> u64 { self.u64_at(184) }
+}
+
+fn current_congestion(fd: i32) -> Option<String> {
+    let mut name = [0u8; 16];
+    let mut len = name.len() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most len bytes.
+    let rc = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_mut_ptr() as *mut _, &mut len) };
+    (rc == 0).then(|| String::from_utf8_lossy(&name[..len as usize]).trim_end_matches('\0').to_string())
+}
+
+/// BBR's bandwidth estimate from TCP_CC_INFO (struct tcp_bbr_info: bw_lo, bw_hi in
+/// bytes/s), for BBR and the controllers built on it; None for others.
+fn bbr_bandwidth(fd: i32) -> Option<u64> {
+    if !current_congestion(fd)?.contains("bbr") {
+        return None;
+    }
+    let mut info = [0u32; 5];
+    let mut len = std::mem::size_of_val(&info) as libc::socklen_t;
+    const TCP_CC_INFO: i32 = 26;
+    // SAFETY: getsockopt writes at most len bytes into info.
+    let rc = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, TCP_CC_INFO, info.as_mut_ptr() as *mut _, &mut len) };
+    if rc != 0 || (len as usize) < 8 {
+        return None;
+    }
+    Some(((info[1] as u64) << 32 | info[0] as u64) * 8)
 }
 
 pub fn set_congestion(fd: i32, cc: &str) -> Result<()> {
@@ -91,23 +127,30 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn start(ns: &File, sample_interval: Option<Duration>, cpu: Option<usize>) -> Result<Server> {
+    /// Listens on SERVER_PORT + i for `ccs[i]`.
+    pub fn start(ns: &File, ccs: &[String], sample_interval: Option<Duration>, cpu: Option<usize>) -> Result<Server> {
+        let ccs = ccs.to_vec();
         let ns = ns.try_clone()?;
         let results: Results = Arc::new((Mutex::new(HashMap::new()), Condvar::new()));
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (tx, rx) = std::sync::mpsc::channel();
         let (r2, s2) = (results.clone(), stop.clone());
         let handle = std::thread::Builder::new().name("server".into()).spawn(move || {
-            let listener = (|| -> Result<TcpListener> {
+            let listeners = (|| -> Result<Vec<TcpListener>> {
                 sys::enter_netns(&ns)?;
                 if let Some(c) = cpu {
                     sys::pin_to_cpu(c)?;
                 }
-                let l = TcpListener::bind(("::", SERVER_PORT)).context("binding the traffic server")?;
-                l.set_nonblocking(true)?;
-                Ok(l)
+                let mut ls = Vec::new();
+                for (i, cc) in ccs.iter().enumerate() {
+                    let l = TcpListener::bind(("::", SERVER_PORT + i as u16)).context("binding the traffic server")?;
+                    set_congestion(l.as_raw_fd(), cc)?;
+                    l.set_nonblocking(true)?;
+                    ls.push(l);
+                }
+                Ok(ls)
             })();
-            let listener = match listener {
+            let listeners = match listeners {
                 Ok(l) => {
                     let _ = tx.send(Ok(()));
                     l
@@ -118,15 +161,18 @@ impl Server {
                 }
             };
             while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-                match listener.accept() {
-                    Ok((stream, peer)) => {
+                let mut idle = true;
+                for listener in &listeners {
+                    if let Ok((stream, peer)) = listener.accept() {
+                        idle = false;
                         let r3 = r2.clone();
                         let _ = std::thread::Builder::new()
                             .name("serve".into())
                             .spawn(move || serve_one(stream, peer, r3, sample_interval, cpu));
                     }
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_micros(200)),
-                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                }
+                if idle {
+                    std::thread::sleep(Duration::from_micros(200));
                 }
             }
         })?;
@@ -192,7 +238,10 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
     let size: u64 = words.next().and_then(|w| w.parse().ok()).context("request without a size")?;
     let cc = words.next().context("request without a congestion control")?.to_string();
     let fd = stream.as_raw_fd();
-    set_congestion(fd, &cc)?;
+    // Inherited from the listener; set it only if a client asked another port.
+    if current_congestion(fd).as_deref() != Some(cc.as_str()) {
+        set_congestion(fd, &cc)?;
+    }
     let started = Instant::now();
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let sampler = sample.map(|every| {
@@ -223,6 +272,7 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
     while stream.read(&mut sink)? > 0 {}
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let ti = TcpInfo::get(fd)?;
+    let cc_bw_bps = bbr_bandwidth(fd);
     let series = sampler.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
     Ok(ServerFlowInfo {
         cc,
@@ -235,6 +285,9 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
         min_rtt_us: ti.min_rtt_us(),
         srtt_us: ti.rtt_us(),
         mss: ti.snd_mss(),
+        cc_bw_bps,
+        rwnd_limited_us: ti.rwnd_limited_us(),
+        sndbuf_limited_us: ti.sndbuf_limited_us(),
         error: None,
         series,
     })

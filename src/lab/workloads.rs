@@ -66,7 +66,9 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                     // drifts of the machine hit them all alike.
                     for c in cc {
                         pb.set_message(format!("{} {}", c.label, crate::units::fmt_size(size)));
-                        if *warm {
+                        if !*warm {
+                            lab.forget_peer(0); // a cold start: no history for this peer
+                        } else {
                             let o = lab.flow(0, c, warm_size.unwrap_or(size), *ipv6)?;
                             push(&mut rows, &mut keys, o, "warmup", rep, *ipv6);
                             pb.inc(1);
@@ -85,6 +87,9 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             let schedule = poisson_schedule(*mean_size, *alpha, *utilization, *flows, exp.link.capacity_bps, *seed);
             let pb = progress((cc.len() * (*flows as usize + if *warm { *clients } else { 0 })) as u64, quiet);
             for c in cc {
+                for client in 0..*clients {
+                    lab.forget_peer(client); // each controller starts from an empty history
+                }
                 if *warm {
                     for client in 0..*clients {
                         let o = lab.flow(client, c, (*mean_size).max(256 * 1024), false)?;
