@@ -42,8 +42,12 @@ extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
+#define SOL_SOCKET 1
+#define SO_MAX_PACING_RATE 47
+
 struct s_cubic_flow {
 	struct gcbe gcbe;           /* the bandwidth estimator */
+	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the startup capped it */
 	__u64 last_delivered;       /* tp->delivered at the previous ACK */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	__u8 startup;               /* 1 during the paced first RTT of a stateful start */
@@ -71,6 +75,14 @@ static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
+/* SO_MAX_PACING_RATE takes an int from BPF; ~0U means unlimited. */
+static __always_inline void set_max_pacing(struct sock *sk, __u64 rate)
+{
+	int v = rate >= 0xffffffffULL ? ~0U : (__u32)rate;
+
+	bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
+}
+
 /* On a hit: the first RTT at the cached rate, with a window of one cached BDP. */
 static __always_inline void start_from_table(struct sock *sk, struct s_cubic_flow *flow,
 					     const struct hs_path *path, const struct hs_config *cfg)
@@ -81,6 +93,10 @@ static __always_inline void start_from_table(struct sock *sk, struct s_cubic_flo
 	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache);
 	sk->sk_pacing_rate = bw;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
+	/* The kernel recomputes the pacing rate (2 x cwnd / srtt in slow start) before
+	 * the first ACK; capping it is the only way to keep the first RTT at bw. */
+	flow->saved_max_pacing = sk->sk_max_pacing_rate;
+	set_max_pacing(sk, bw);
 	flow->startup = 1;
 	flow->stateful = 1;
 	if (cfg->rwnd_override) {
@@ -132,6 +148,7 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 
 	tp->snd_cwnd = hs_startup_exit_cwnd(packets_in_flight(tp));
 	sk->sk_pacing_status = SK_PACING_NONE;
+	set_max_pacing(sk, flow->saved_max_pacing);
 	flow->startup = 0;
 }
 
