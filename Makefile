@@ -15,12 +15,14 @@ build: setup
 demo: build
 	$(BIN) lab sweep
 
+# Unit tests, and the host tests of the algorithm headers compiled into the BPF programs.
 unit-test: setup
-	cargo test --release --locked --lib --bins
+	cargo test --release --locked --lib --bins --test bpf_algorithms
 
-# Privileged end-to-end tests share the machine's two cores with the emulator: one at a time.
+# Privileged end-to-end tests (namespaces, TUN, BPF) share the machine's two cores with
+# the emulator, and the BPF tests own headstart's pinned state: one at a time.
 e2e-test: build
-	cargo test --release --locked --test lab_e2e -- --test-threads=1
+	cargo test --release --locked --test lab_e2e --test bpf_e2e -- --test-threads=1
 
 test: unit-test e2e-test
 

@@ -107,8 +107,9 @@ static __always_inline void hs_count(enum hs_cc_id cc, enum hs_counter what)
 	__u32 idx = cc * HS_COUNTERS_PER_CC + what;
 	__u64 *v = bpf_map_lookup_elem(&hs_counters, &idx);
 
+	/* Atomic even per CPU: a softirq-context hook can interrupt a process-context one. */
 	if (v)
-		*v += 1;
+		__sync_fetch_and_add(v, 1);
 }
 
 #define HS_AF_INET 2

@@ -117,12 +117,12 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	struct hs_addr peer;
 
 	cubictcp_init(sk);
+	hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!flow)
+	if (!flow)  /* no memory for our state: the flow is plain Cubic */
 		return;
 	__builtin_memset(flow, 0, sizeof(*flow));
 	flow->last_delivered = tcp_sk(sk)->delivered;
-	hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 
 	cfg = hs_get_config();
 	hs_peer_addr(sk, &peer);

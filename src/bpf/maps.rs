@@ -125,7 +125,8 @@ impl Config {
         })
     }
 
-    /// Applies `key=value`; booleans take 0/1/on/off/true/false.
+    /// Applies `key=value`; booleans take 0/1/on/off/true/false. On error the
+    /// configuration is left as it was.
     pub fn set(&mut self, assignment: &str) -> Result<()> {
         let (k, v) = assignment.split_once('=').with_context(|| format!("'{assignment}': expected KEY=VALUE"))?;
         let (k, v) = (k.trim(), v.trim());
@@ -137,17 +138,20 @@ impl Config {
             }
         };
         let number = || -> Result<u32> { v.parse().with_context(|| format!("{k} takes a whole number, not '{v}'")) };
+        let mut next = self.clone();
         match k {
-            "startup" => self.startup = boolean()?,
-            "store" => self.store = boolean()?,
-            "freeze" => self.freeze = boolean()?,
-            "rwnd_override" => self.rwnd_override = boolean()?,
-            "suss" => self.suss = boolean()?,
-            "bw_scale_pct" => self.bw_scale_pct = number()?,
-            "max_age_s" => self.max_age_s = number()?,
+            "startup" => next.startup = boolean()?,
+            "store" => next.store = boolean()?,
+            "freeze" => next.freeze = boolean()?,
+            "rwnd_override" => next.rwnd_override = boolean()?,
+            "suss" => next.suss = boolean()?,
+            "bw_scale_pct" => next.bw_scale_pct = number()?,
+            "max_age_s" => next.max_age_s = number()?,
             _ => bail!("unknown knob '{k}' (knobs: {})", CONFIG_KEYS.join(", ")),
         }
-        self.validate()
+        next.validate()?;
+        *self = next;
+        Ok(())
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -240,6 +244,7 @@ mod tests {
         assert_eq!((c.bw_scale_pct, c.freeze), (20, 1));
         assert!(c.set("freeze=maybe").is_err());
         assert!(c.set("bw_scale_pct=0").is_err());
+        assert_eq!(c.bw_scale_pct, 20, "a refused value changes nothing");
         assert!(c.set("nosuch=1").is_err());
         assert!(c.set("startup").is_err());
         assert_eq!(Config::from_bytes(&c.to_bytes()), c);

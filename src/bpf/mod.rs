@@ -72,6 +72,16 @@ fn ensure_pin_dir() -> Result<()> {
     Ok(())
 }
 
+/// Opens one of our BPF objects with its shared maps pinned under PIN_DIR. An
+/// existing path table keeps its size (libbpf reuses a pinned map only if it matches);
+/// a new one gets `table_entries`.
+fn open_object(name: &str, bytes: &[u8], table_entries: u32) -> Result<Object> {
+    let mut obj = Object::open(name, bytes, Path::new(PIN_DIR))?;
+    let size = PinnedMap::open(&pin_path("hs_paths")).map(|m| m.max_entries).unwrap_or(table_entries);
+    obj.set_max_entries("hs_paths", size)?;
+    Ok(obj)
+}
+
 pub fn available_ccs() -> Result<Vec<String>> {
     Ok(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
         .context("reading tcp_available_congestion_control")?
@@ -116,10 +126,7 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         }
         // A link pin without a registered controller is a leftover: replace it.
         let _ = std::fs::remove_file(link_path(c.name));
-        let mut obj = Object::open(c.name, c.object, Path::new(PIN_DIR))?;
-        // An existing table keeps its size (libbpf reuses a pinned map only if equal).
-        let size = PinnedMap::open(&pin_path("hs_paths")).map(|m| m.max_entries).unwrap_or(table_entries);
-        obj.set_max_entries("hs_paths", size)?;
+        let mut obj = open_object(c.name, c.object, table_entries)?;
         obj.load().with_context(|| format!("loading {}", c.name))?;
         obj.attach_struct_ops_pinned(c.name, &link_path(c.name))?;
         loaded.push(c.name.to_string());
@@ -255,7 +262,7 @@ pub fn table_flush() -> Result<usize> {
 pub fn attach_rwnd(dev: &str, netns: Option<&str>) -> Result<()> {
     sys::require_root()?;
     ensure_pin_dir()?;
-    let mut obj = Object::open("rwnd", RWND_OBJECT, Path::new(PIN_DIR))?;
+    let mut obj = open_object("rwnd", RWND_OBJECT, DEFAULT_TABLE_ENTRIES)?;
     obj.load().context("loading the receive-window program")?;
     let dev = dev.to_string();
     in_netns(netns, move || {

@@ -216,6 +216,10 @@ pub enum WorkloadText {
         /// Prime the per-peer state with one flow per client before measuring.
         #[serde(default)]
         warm: bool,
+        /// Distinct peer addresses per client (flows cycle through them), to put many
+        /// peers through the path table.
+        #[serde(default = "default_peers")]
+        peers_per_client: usize,
     },
     /// Long flows from several clients with start offsets; throughput over time.
     Competing {
@@ -241,6 +245,9 @@ fn default_reps() -> u32 {
 }
 fn default_alpha() -> f64 {
     2.5
+}
+fn default_peers() -> usize {
+    1
 }
 fn default_clients() -> usize {
     4
@@ -274,7 +281,7 @@ pub struct ExperimentText {
 #[derive(Clone, Debug)]
 pub enum Workload {
     Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, ipv6: bool },
-    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool },
+    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize },
     Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
 }
 
@@ -325,7 +332,12 @@ impl ExperimentText {
                 let warm_size = warm_size.as_deref().map(units::parse_size).transpose()?;
                 Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
             }
-            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm } => {
+            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client } => {
+                ensure!(
+                    *peers_per_client >= 1 && (*peers_per_client - 1) * *clients <= crate::lab::topology::MAX_ALIASES,
+                    "peers_per_client must be 1..{} in all",
+                    crate::lab::topology::MAX_ALIASES
+                );
                 ensure!(*alpha > 1.0, "Pareto alpha must be > 1 for a finite mean");
                 ensure!(*utilization > 0.0 && *utilization < 1.0, "utilization must be in (0, 1)");
                 ensure!((1..=100_000).contains(flows), "flows must be between 1 and 100000");
@@ -341,6 +353,7 @@ impl ExperimentText {
                     clients: *clients,
                     seed: *seed,
                     warm: *warm,
+                    peers_per_client: *peers_per_client,
                 }
             }
             WorkloadText::Competing { cc, flows, bin } => {

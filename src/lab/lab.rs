@@ -65,7 +65,7 @@ impl Lab {
     pub fn up(exp: &Experiment, interrupt: Interrupt) -> Result<Lab> {
         sys::require_root()?;
         let cores = Cores::detect();
-        let topo = Topology::create(exp.workload.clients())?;
+        let mut topo = Topology::create(exp.workload.clients())?;
         let server_fd = open_tun_in(&topo.server.ns, TUN_NAME).context("creating the server's TUN device")?;
         let mut clients = Vec::new();
         for c in &topo.clients {
@@ -73,6 +73,9 @@ impl Lab {
         }
         for h in topo.hosts() {
             topo.configure_tun(h, cores.rest)?;
+        }
+        if let crate::lab::experiment::Workload::Poisson { peers_per_client, .. } = &exp.workload {
+            topo.add_aliases(*peers_per_client)?;
         }
         // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
         // them from one measured flow to the next; the lab measures each flow on its own.
@@ -139,20 +142,22 @@ impl Lab {
 
     /// Runs one flow from client `client` on the calling thread's behalf (a helper
     /// thread enters the client namespace) and waits for both ends' records.
-    pub fn flow(&self, client: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+    /// Runs one flow from peer `peer` (0 = the client's own address, else an alias)
+    /// of client `client`.
+    pub fn flow(&self, client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
         self.interrupt.check()?;
         self.set_route(cc)?;
         let host = &self.topo.clients[client];
         let port = self.next_port.fetch_add(1, Ordering::Relaxed);
         anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
-        let local = SocketAddr::new(host.addr(ipv6), port);
+        let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
         if let Some(http) = &self.http {
             let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
             let path = http.file_for(size)?;
             let client_flow = traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout);
             self.interrupt.check()?;
             let key = FlowKey::new(local.ip(), port);
-            let table_after = self.table_entry_after(client, cc, ipv6);
+            let table_after = self.table_entry_after(local.ip(), cc);
             return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after });
         }
         let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
@@ -173,26 +178,29 @@ impl Lab {
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
-        let table_after = self.table_entry_after(client, cc, ipv6);
+        let table_after = self.table_entry_after(local.ip(), cc);
         Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after })
     }
 
     /// What the path table holds for the client after a flow of a headstart
     /// controller (its socket is released when the server closes it).
-    fn table_entry_after(&self, client: usize, cc: &CcSpec, ipv6: bool) -> Option<(u64, u32)> {
+    fn table_entry_after(&self, addr: IpAddr, cc: &CcSpec) -> Option<(u64, u32)> {
         if !is_headstart(&cc.kernel) {
             return None;
         }
-        let addr = self.topo.clients[client].addr(ipv6);
         crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
     }
 
-    /// Removes the client's entries from the path table, so that its next flow starts
-    /// cold. A no-op when headstart is not loaded.
-    pub fn forget_peer(&self, client: usize) {
-        let host = &self.topo.clients[client];
-        for a in [host.addr(false), host.addr(true)] {
-            let _ = crate::bpf::table_forget(a);
+    /// Removes the path table entries of every peer of `client`, so that its next
+    /// flows start cold. A no-op when headstart is not loaded.
+    pub fn forget_peers(&self, client: usize) {
+        if crate::bpf::paths_map().is_err() {
+            return;
+        }
+        for peer in 0..self.topo.peers_per_client {
+            for ipv6 in [false, true] {
+                let _ = crate::bpf::table_forget(self.topo.peer_addr(client, peer, ipv6));
+            }
         }
     }
 
@@ -201,6 +209,7 @@ impl Lab {
     pub fn down(mut self) -> Result<EmulatorReport> {
         drop(self.server.take());
         drop(self.http.take());
+        let server_tcpext = read_tcpext(&self.topo.server.netns).unwrap_or_default();
         let after = read_external(&self.topo)?;
         let mut report = self.emulator.take().expect("running").stop()?;
         report.external = ExternalDrops {
@@ -208,6 +217,7 @@ impl Lab {
             tun_rx_dropped: after.tun_rx_dropped.saturating_sub(self.external_before.tun_rx_dropped),
             softnet_dropped: after.softnet_dropped.saturating_sub(self.external_before.softnet_dropped),
         };
+        report.server_tcpext = server_tcpext;
         Ok(report)
     }
 
@@ -218,6 +228,24 @@ impl Lab {
 
 pub fn is_headstart(cc: &str) -> bool {
     crate::bpf::CONTROLLERS.iter().any(|c| c.name == cc)
+}
+
+/// The server namespace's TCP counters (/proc/net/netstat "TcpExt"), non-zero ones:
+/// listen overflows, SYN cookies, timeouts, recoveries ... of the whole run.
+fn read_tcpext(netns: &str) -> Result<std::collections::BTreeMap<String, u64>> {
+    let text = sys::run("ip", &["netns", "exec", netns, "cat", "/proc/net/netstat"])?;
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
+    let mut out = std::collections::BTreeMap::new();
+    if let [names, values] = lines.as_slice() {
+        for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
+            if let Ok(v) = v.parse::<u64>() {
+                if v > 0 {
+                    out.insert(n.to_string(), v);
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// TUN queue drops in every namespace plus the kernel's backlog drops (all CPUs).

@@ -27,6 +27,8 @@ pub struct FlowRow {
     pub size: u64,
     pub rep: u32,
     pub client: usize,
+    /// The client-side address of the flow (the peer, from the server's view).
+    pub peer: String,
     pub ipv6: bool,
     pub port: u16,
     /// Seconds since the workload started.
@@ -115,6 +117,7 @@ impl FlowRow {
             size: o.size,
             rep,
             client: o.client,
+            peer: o.key.ip().to_string(),
             ipv6,
             port: o.key.port,
             start_s: start,

@@ -43,9 +43,25 @@ pub fn client_v6(i: usize) -> Ipv6Addr {
     Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 0, 1, 1 + i as u16)
 }
 
+/// Extra addresses of client `client` (alias 1..=per_client), so that one client
+/// namespace can stand for many peers: 10.77.128.0/17 and fd77::2:0:0/96.
+pub fn alias_addr(client: usize, alias: usize, per_client: usize, ipv6: bool) -> IpAddr {
+    let idx = client * per_client + (alias - 1);
+    if ipv6 {
+        IpAddr::V6(Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 2, (idx >> 16) as u16, idx as u16))
+    } else {
+        IpAddr::V4(Ipv4Addr::new(10, 77, 128 + (idx / 254) as u8, 1 + (idx % 254) as u8))
+    }
+}
+
+/// Most aliases the address plan holds (127 x 254 IPv4 addresses).
+pub const MAX_ALIASES: usize = 127 * 254;
+
 pub struct Topology {
     pub server: Host,
     pub clients: Vec<Host>,
+    /// Peers per client: the client's own address plus per_client - 1 aliases.
+    pub peers_per_client: usize,
 }
 
 /// Namespaces created so far; deleted on drop, so that a failure halfway through
@@ -81,7 +97,7 @@ impl Topology {
             clients.push(make(format!("c{i}"), client_v4(i), client_v6(i))?);
         }
         std::mem::forget(created); // ownership passes to the Topology's own Drop
-        Ok(Topology { server, clients })
+        Ok(Topology { server, clients, peers_per_client: 1 })
     }
 
     pub fn hosts(&self) -> impl Iterator<Item = &Host> {
@@ -102,6 +118,38 @@ impl Topology {
             let mask = format!("{:x}", 1u64 << cpu);
             let path = format!("/sys/class/net/{TUN_NAME}/queues/rx-0/rps_cpus");
             sys::run("ip", &["netns", "exec", n, "sh", "-c", &format!("echo {mask} > {path}")])?;
+        }
+        Ok(())
+    }
+
+    /// The address of peer `peer` (0 = the client's own) of client `client`.
+    pub fn peer_addr(&self, client: usize, peer: usize, ipv6: bool) -> IpAddr {
+        if peer == 0 { self.clients[client].addr(ipv6) } else { alias_addr(client, peer, self.peers_per_client - 1, ipv6) }
+    }
+
+    /// Gives every client `per_client - 1` alias addresses (one `ip -batch` per client).
+    pub fn add_aliases(&mut self, per_client: usize) -> Result<()> {
+        anyhow::ensure!(per_client >= 1 && (per_client - 1) * self.clients.len() <= MAX_ALIASES, "too many peers per client (at most {MAX_ALIASES} aliases in all)");
+        self.peers_per_client = per_client;
+        for (c, host) in self.clients.iter().enumerate() {
+            let mut batch = String::new();
+            for a in 1..per_client {
+                let v4 = alias_addr(c, a, per_client - 1, false);
+                let v6 = alias_addr(c, a, per_client - 1, true);
+                batch.push_str(&format!("addr add {v4}/32 dev {TUN_NAME}\naddr add {v6}/128 dev {TUN_NAME} nodad\n"));
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            let mut child = std::process::Command::new("ip")
+                .args(["-n", &host.netns, "-batch", "-"])
+                .stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()?;
+            use std::io::Write;
+            child.stdin.take().context("ip stdin")?.write_all(batch.as_bytes())?;
+            let out = child.wait_with_output()?;
+            anyhow::ensure!(out.status.success(), "adding peer addresses: {}", String::from_utf8_lossy(&out.stderr).trim());
         }
         Ok(())
     }

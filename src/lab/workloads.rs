@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 pub struct RunResult {
     pub rows: Vec<FlowRow>,
     pub accuracy: AccuracySummary,
+    pub server_tcpext: std::collections::BTreeMap<String, u64>,
     /// Competing workload: (bin start s, per-flow Mbit/s by row index, Jain's index).
     pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
     /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
@@ -67,14 +68,14 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                     for c in cc {
                         pb.set_message(format!("{} {}", c.label, crate::units::fmt_size(size)));
                         if !*warm {
-                            lab.forget_peer(0); // a cold start: no history for this peer
+                            lab.forget_peers(0); // a cold start: no history for this peer
                         } else {
-                            let o = lab.flow(0, c, warm_size.unwrap_or(size), *ipv6)?;
+                            let o = lab.flow(0, 0, c, warm_size.unwrap_or(size), *ipv6)?;
                             push(&mut rows, &mut keys, o, "warmup", rep, *ipv6);
                             pb.inc(1);
                             std::thread::sleep(settle);
                         }
-                        let o = lab.flow(0, c, size, *ipv6)?;
+                        let o = lab.flow(0, 0, c, size, *ipv6)?;
                         push(&mut rows, &mut keys, o, "measured", rep, *ipv6);
                         pb.inc(1);
                         std::thread::sleep(settle);
@@ -83,23 +84,23 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             }
             pb.finish_and_clear();
         }
-        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm } => {
+        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client } => {
             let schedule = poisson_schedule(*mean_size, *alpha, *utilization, *flows, exp.link.capacity_bps, *seed);
             let pb = progress((cc.len() * (*flows as usize + if *warm { *clients } else { 0 })) as u64, quiet);
             for c in cc {
                 for client in 0..*clients {
-                    lab.forget_peer(client); // each controller starts from an empty history
+                    lab.forget_peers(client); // each controller starts from an empty history
                 }
                 if *warm {
                     for client in 0..*clients {
-                        let o = lab.flow(client, c, (*mean_size).max(256 * 1024), false)?;
+                        let o = lab.flow(client, 0, c, (*mean_size).max(256 * 1024), false)?;
                         push(&mut rows, &mut keys, o, "warmup", 0, false);
                         pb.inc(1);
                     }
                     std::thread::sleep(settle_time(exp));
                 }
                 pb.set_message(c.label.clone());
-                let outcomes = run_concurrent(&lab, c, &schedule, *clients, &pb)?;
+                let outcomes = run_concurrent(&lab, c, &schedule, *clients, *peers_per_client, &pb)?;
                 for o in outcomes {
                     push(&mut rows, &mut keys, o, "measured", 0, false);
                 }
@@ -150,7 +151,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             throughput_series.push((b as f64 * bin_s, mbps, j));
         }
     }
-    Ok(RunResult { rows, accuracy: report.summary(), throughput_series, cwnd_series, elapsed: started.elapsed() })
+    Ok(RunResult { rows, accuracy: report.summary(), server_tcpext: report.server_tcpext.clone(), throughput_series, cwnd_series, elapsed: started.elapsed() })
 }
 
 static EMPTY: Vec<u64> = Vec::new();
@@ -174,7 +175,9 @@ pub fn poisson_schedule(mean_size: u64, alpha: f64, utilization: f64, flows: u32
         .collect()
 }
 
-fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+/// Flow i comes from client i mod clients, peer (i / clients) mod peers: every peer
+/// address in turn.
+fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -185,7 +188,7 @@ fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usiz
                 std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
             }
             handles.push(s.spawn(move || {
-                let r = lab.flow(i % clients, cc, size, false);
+                let r = lab.flow(i % clients, (i / clients) % peers, cc, size, false);
                 pb.inc(1);
                 r
             }));
@@ -206,7 +209,7 @@ fn run_competing(lab: &Lab, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBa
                         lab.interrupt.check()?;
                         std::thread::sleep((due - Instant::now()).min(Duration::from_millis(20)));
                     }
-                    let r = lab.flow(*client, cc, *size, false);
+                    let r = lab.flow(*client, 0, cc, *size, false);
                     pb.inc(1);
                     r
                 })

@@ -143,6 +143,8 @@ pub struct EmulatorReport {
     pub pool_grown: u64,
     pub pool_exhausted: u64,
     pub external: ExternalDrops,
+    /// The server's kernel TCP counters over the run (non-zero TcpExt fields).
+    pub server_tcpext: std::collections::BTreeMap<String, u64>,
 }
 
 impl EmulatorReport {
@@ -166,6 +168,7 @@ impl EmulatorReport {
             pool_grown: 0,
             pool_exhausted: 0,
             external: ExternalDrops::default(),
+            server_tcpext: Default::default(),
         }
     }
 

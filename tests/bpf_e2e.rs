@@ -1,0 +1,331 @@
+//! Privileged end-to-end tests of the kernel side: registering headstart's congestion
+//! controls in the running kernel, the pinned path table and its CLI, and s_cubic's
+//! stateful start measured through the lab. Root, one at a time (`--test-threads=1`).
+//!
+//! These tests own headstart's global BPF state while they run: each starts from
+//! `headstart unload --purge` and a guard purges again when it ends (pass or fail),
+//! and restores the kernel's default congestion control.
+
+use headstart::lab::metrics::FlowRow;
+use headstart::lab::report::read_rows;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const BIN: &str = env!("CARGO_BIN_EXE_headstart");
+const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
+
+fn hs(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run headstart")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = hs(args);
+    assert!(
+        out.status.success(),
+        "headstart {} failed:\nstdout: {}\nstderr: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails(args: &[&str], needle: &str) {
+    let out = hs(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
+    assert!(err.contains(needle), "{args:?}: expected '{needle}' in {err}");
+}
+
+/// Owns the BPF state for one test: clean before, clean after.
+struct Fresh {
+    default_cc: String,
+    dir: PathBuf,
+}
+
+impl Fresh {
+    fn new(name: &str) -> Fresh {
+        let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
+        let _ = hs(&["unload", "--purge"]);
+        let dir = std::env::temp_dir().join(format!("headstart-bpf-e2e-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Fresh { default_cc, dir }
+    }
+    fn path(&self, f: &str) -> PathBuf {
+        self.dir.join(f)
+    }
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        let _ = hs(&["unload", "--purge"]);
+        let _ = std::fs::write(DEFAULT_CC, &self.default_cc);
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = hs(&["lab", "clean"]);
+    }
+}
+
+fn sysctl(name: &str) -> String {
+    std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}")).unwrap()
+}
+
+fn measured(dir: &Path) -> Vec<FlowRow> {
+    read_rows(dir).unwrap().into_iter().filter(|r| r.role == "measured").collect()
+}
+
+fn counter(status: &str, cc: &str, column: usize) -> u64 {
+    // │ s_cubic ┆ yes ┆ flows ┆ hits ┆ misses ┆ ...
+    let line = status.lines().find(|l| l.contains(&format!(" {cc} "))).expect("controller row");
+    let cells: Vec<&str> = line.split(['│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect();
+    cells[column].parse().unwrap()
+}
+const FLOWS: usize = 2;
+const HITS: usize = 3;
+const MISSES: usize = 4;
+const STORES: usize = 6;
+
+#[test]
+fn load_status_unload_and_the_default_reset() {
+    let _f = Fresh::new("load");
+    assert!(!sysctl("tcp_available_congestion_control").contains("s_cubic"));
+    assert!(ok(&["load"]).contains("s_cubic"));
+    assert!(sysctl("tcp_available_congestion_control").contains("s_cubic"));
+    assert!(sysctl("tcp_allowed_congestion_control").contains("s_cubic"));
+    assert!(ok(&["load"]).contains("already loaded"), "load is idempotent");
+    let status = ok(&["status"]);
+    assert!(status.contains("s_cubic") && status.contains("yes"), "{status}");
+    assert!(status.contains("of 1048576 entries"), "default table size: {status}");
+
+    // A default that names s_cubic is reset before it goes.
+    std::fs::write(DEFAULT_CC, "s_cubic").unwrap();
+    ok(&["unload"]);
+    assert_eq!(sysctl("tcp_congestion_control").trim(), "cubic");
+    assert!(!sysctl("tcp_available_congestion_control").contains("s_cubic"));
+    assert!(!sysctl("tcp_allowed_congestion_control").contains("s_cubic"));
+    fails(&["load", "nosuchcc"], "unknown headstart controller");
+    fails(&["load", "--table-size", "10"], "table size");
+}
+
+#[test]
+fn path_table_cli_round_trip_and_refusals() {
+    let f = Fresh::new("table");
+    ok(&["load", "--table-size", "2048"]);
+    ok(&["table", "set", "10.1.2.3", "--bw", "100mbit", "--rtt", "50ms"]);
+    ok(&["table", "set", "2001:db8::7", "--bw", "1gbit", "--rtt", "20ms"]);
+    let got = ok(&["table", "get", "10.1.2.3"]);
+    assert!(got.contains("12500000 B/s") && got.contains("50.000 ms"), "{got}");
+    assert!(ok(&["table", "get", "2001:db8::7"]).contains("20.000 ms"), "full IPv6 keys");
+    fails(&["table", "get", "10.9.9.9"], "not in the path table");
+    fails(&["table", "get", "not-an-address"], "not an IPv4 or IPv6 address");
+    fails(&["table", "set", "10.1.2.4", "--bw", "0", "--rtt", "5ms"], "too low");
+
+    let saved = f.path("table.json");
+    assert!(ok(&["table", "save", saved.to_str().unwrap()]).contains("saved 2 entries"));
+    // State survives unload and load.
+    ok(&["unload"]);
+    ok(&["load"]);
+    assert!(ok(&["table", "list"]).contains("2 entries"));
+
+    // A corrupted file is refused whole: the table is unchanged (ages aside).
+    let table_now = || -> Vec<String> {
+        ok(&["table", "list", "--json"])
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                format!("{} {} {}", v["peer"], v["bw_bytes_per_s"], v["min_rtt_us"])
+            })
+            .collect()
+    };
+    let before = table_now();
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let corrupt = f.path("corrupt.json");
+    for bad in [
+        text.replacen("10.1.2.3", "10.1.2.300", 1),
+        text.replacen("\"min_rtt_us\": 50000", "\"min_rtt_us\": 0", 1),
+        text[..text.len() / 2].to_string(),
+        "garbage".to_string(),
+    ] {
+        std::fs::write(&corrupt, bad).unwrap();
+        fails(&["table", "restore", corrupt.to_str().unwrap()], "table unchanged");
+        assert_eq!(table_now(), before, "a refused restore changed the table");
+    }
+    fails(&["table", "restore", "/nonexistent/file.json"], "cannot read");
+
+    // Flush, then restore brings both back.
+    assert!(ok(&["table", "flush"]).contains("removed 2"));
+    assert!(ok(&["table", "restore", saved.to_str().unwrap()]).contains("restored 2"));
+    assert!(ok(&["table", "get", "2001:db8::7"]).contains("1.000gbit"));
+    ok(&["table", "forget", "10.1.2.3"]);
+    fails(&["table", "forget", "10.1.2.3"], "not in the path table");
+
+    // Knobs.
+    assert!(ok(&["config", "bw_scale_pct=50", "freeze=on"]).contains("bw_scale_pct = 50"));
+    assert!(ok(&["config"]).contains("freeze = 1"));
+    fails(&["config", "bogus=1"], "unknown knob");
+    fails(&["config", "bw_scale_pct=0"], "bw_scale_pct");
+}
+
+fn sweep(out: &Path, extra: &[&str]) {
+    let mut args = vec!["lab", "sweep", "--rate", "100mbit", "--rtt", "50ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()];
+    if !extra.contains(&"--reps") {
+        args.extend(["--reps", "1"]);
+    }
+    args.extend_from_slice(extra);
+    ok(&args);
+}
+
+#[test]
+fn s_cubic_starts_warm_flows_at_the_path_rate() {
+    let f = Fresh::new("warm");
+    ok(&["load"]);
+    let out = f.path("warm");
+    sweep(&out, &["--cc", "cubic,s_cubic", "--warm", "--sizes", "256k,1m"]);
+    let rows = measured(&out);
+    for r in rows.iter().filter(|r| r.cc == "s_cubic") {
+        let omega = r.omega.unwrap();
+        assert!(omega > 0.9, "warm s_cubic {} B: Ω {omega}", r.size);
+        // The window override kept the receiver's first window out of the way.
+        assert_eq!(r.rwnd_limited_ms, Some(0.0), "{r:?}");
+        // GCBE stored the bottleneck rate: 100 Mbit/s of packets is 96.5 of payload.
+        let bw = r.table_bw_mbps.unwrap();
+        assert!((87.0..=106.0).contains(&bw), "stored {bw} Mbit/s");
+    }
+    for r in rows.iter().filter(|r| r.cc == "cubic") {
+        assert!(r.omega.unwrap() < 0.7, "kernel cubic pays for slow start: {r:?}");
+        assert!(r.table_bw_mbps.is_none(), "kernel cubic stores nothing");
+    }
+    let status = ok(&["status"]);
+    assert_eq!(counter(&status, "s_cubic", FLOWS), 4);
+    assert!(counter(&status, "s_cubic", HITS) >= 2, "{status}");
+    assert!(counter(&status, "s_cubic", STORES) >= 4, "{status}");
+    assert_eq!(ok(&["table", "list", "--json"]).lines().count(), 1, "one peer, one entry");
+}
+
+#[test]
+fn s_cubic_cold_flows_behave_like_kernel_cubic() {
+    let f = Fresh::new("cold");
+    ok(&["load"]);
+    let out = f.path("cold");
+    sweep(&out, &["--cc", "cubic,s_cubic", "--sizes", "64k,1m", "--reps", "2"]);
+    let rows = measured(&out);
+    for size in [65536u64, 1 << 20] {
+        let fct = |cc: &str| {
+            let v: Vec<f64> = rows.iter().filter(|r| r.cc == cc && r.size == size).map(|r| r.fct_s.unwrap()).collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        let (c, s) = (fct("cubic"), fct("s_cubic"));
+        assert!((s / c - 1.0).abs() < 0.05, "{size} B cold: cubic {c} s, s_cubic {s} s");
+    }
+    let status = ok(&["status"]);
+    assert_eq!(counter(&status, "s_cubic", HITS), 0, "every measured flow started cold: {status}");
+    assert_eq!(counter(&status, "s_cubic", MISSES), 4);
+}
+
+#[test]
+fn without_the_window_override_the_first_rtt_is_capped_by_the_receiver() {
+    let f = Fresh::new("norwnd");
+    ok(&["load"]);
+    let out = f.path("norwnd");
+    sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "512k", "--no-rwnd"]);
+    let r = &measured(&out)[0];
+    assert!(r.rwnd_limited_ms.unwrap() > 10.0, "a ~64 KB first window must limit a 512 KB start: {r:?}");
+    assert!(r.omega.unwrap() < 0.9, "{r:?}");
+}
+
+#[test]
+fn ipv6_peers_get_full_128_bit_entries() {
+    let f = Fresh::new("ipv6");
+    ok(&["load"]);
+    let out = f.path("v6");
+    sweep(&out, &["--cc", "s_cubic", "--warm", "--ipv6", "--sizes", "256k"]);
+    let r = &measured(&out)[0];
+    assert!(r.omega.unwrap() > 0.9, "{r:?}");
+    let got = ok(&["table", "get", "fd77::1:1"]);
+    assert!(got.contains("from s_cubic"), "{got}");
+    fails(&["table", "get", "10.77.1.1"], "not in the path table");
+}
+
+#[test]
+fn ten_thousand_peers_through_a_small_table() {
+    let f = Fresh::new("peers");
+    ok(&["load", "--table-size", "1024"]);
+    let toml = f.path("peers.toml");
+    std::fs::write(
+        &toml,
+        r#"
+        [link]
+        rate = "200mbit"
+        rtt = "10ms"
+        [workload]
+        kind = "poisson"
+        cc = ["s_cubic"]
+        mean_size = "16k"
+        utilization = 0.3
+        flows = 10000
+        clients = 2
+        peers_per_client = 5000
+        "#,
+    )
+    .unwrap();
+    let out = f.path("out");
+    ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    let rows = measured(&out);
+    assert_eq!(rows.len(), 10000);
+    assert!(rows.iter().all(|r| r.error.is_none()), "every flow completed");
+    let peers: std::collections::HashSet<&str> = rows.iter().map(|r| r.peer.as_str()).collect();
+    assert_eq!(peers.len(), 10000, "10,000 distinct peers");
+    let status = ok(&["status"]);
+    // Measured: 20-35 of 10,000 sockets reach `release` without the kernel ever
+    // calling `init` (no SYN cookies, no listen overflows); they run as plain Cubic.
+    let flows = counter(&status, "s_cubic", FLOWS);
+    assert!((9950..=10000).contains(&flows), "{flows} of 10000 flows ran s_cubic's init: {status}");
+    assert!(counter(&status, "s_cubic", STORES) > 9000, "{status}");
+    let entries = ok(&["table", "list", "--json"]).lines().count();
+    assert!((500..=1024).contains(&entries), "LRU keeps the table within its 1024 entries: {entries}");
+}
+
+#[test]
+fn unload_and_load_while_flows_are_running() {
+    let f = Fresh::new("reload");
+    ok(&["load"]);
+    let toml = f.path("long.toml");
+    std::fs::write(
+        &toml,
+        r#"
+        [link]
+        rate = "50mbit"
+        rtt = "20ms"
+        [workload]
+        kind = "competing"
+        cc = ["s_cubic", "cubic"]
+        [[workload.flows]]
+        start = "0s"
+        size = "30m"
+        [[workload.flows]]
+        start = "0s"
+        size = "30m"
+        cc = 1
+        "#,
+    )
+    .unwrap();
+    let out = f.path("out");
+    let child = Command::new(BIN)
+        .args(["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    ok(&["unload"]);
+    assert!(!sysctl("tcp_available_congestion_control").contains("s_cubic"));
+    std::thread::sleep(Duration::from_millis(500));
+    ok(&["load"]);
+    let res = child.wait_with_output().unwrap();
+    assert!(res.status.success(), "the run survived: {}", String::from_utf8_lossy(&res.stderr));
+    let rows = measured(&out);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.error.is_none() && r.fct_s.is_some()), "{rows:?}");
+}
