@@ -194,6 +194,9 @@ struct SweepArgs {
     /// controllers.
     #[arg(long)]
     no_rwnd: bool,
+    /// Clients' initial receive window in MSS (route initrwnd; 179 is like Windows 10).
+    #[arg(long)]
+    client_initrwnd: Option<u32>,
     #[command(flatten)]
     out: OutArgs,
 }
@@ -395,6 +398,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 seed: a.seed,
                 http: a.http,
                 rwnd_override: Some(!a.no_rwnd),
+                client_initrwnd: a.client_initrwnd,
             };
             run_experiment(text, &a.out)
         }
@@ -503,6 +507,7 @@ fn calibrate(rates: Vec<String>, rtt: String, buffer: String, seconds: f64, cc: 
             seed: None,
             http: false,
             rwnd_override: None,
+            client_initrwnd: None,
         };
         let exp = text.validate()?;
         if !out.quiet {

@@ -275,6 +275,9 @@ pub struct ExperimentText {
     /// runs (default true).
     #[serde(default)]
     pub rwnd_override: Option<bool>,
+    /// The clients' initial receive window in MSS (route initrwnd); default: Linux's.
+    #[serde(default)]
+    pub client_initrwnd: Option<u32>,
 }
 
 /// A workload, validated.
@@ -295,6 +298,7 @@ pub struct Experiment {
     pub seed: u64,
     pub http: bool,
     pub rwnd_override: bool,
+    pub client_initrwnd: Option<u32>,
 }
 
 fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
@@ -371,6 +375,9 @@ impl ExperimentText {
                 Workload::Competing { cc: ccs, flows, bin_ns }
             }
         };
+        if let Some(w) = self.client_initrwnd {
+            ensure!((1..=65535).contains(&w), "client initrwnd must be 1..65535 segments");
+        }
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
         ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
@@ -385,6 +392,7 @@ impl ExperimentText {
             seed: self.seed.unwrap_or(1),
             http: self.http,
             rwnd_override: self.rwnd_override.unwrap_or(true),
+            client_initrwnd: self.client_initrwnd,
         })
     }
 }

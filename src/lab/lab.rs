@@ -77,6 +77,9 @@ impl Lab {
         if let crate::lab::experiment::Workload::Poisson { peers_per_client, .. } = &exp.workload {
             topo.add_aliases(*peers_per_client)?;
         }
+        if let Some(w) = exp.client_initrwnd {
+            topo.set_client_initrwnd(w)?;
+        }
         // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
         // them from one measured flow to the next; the lab measures each flow on its own.
         sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;

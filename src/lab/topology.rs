@@ -122,6 +122,18 @@ impl Topology {
         Ok(())
     }
 
+    /// Sets the clients' initial receive window (`ip route ... initrwnd N`, in MSS):
+    /// 179 mimics a Windows 10 receiver (Stateful-TCP, Table 1).
+    pub fn set_client_initrwnd(&self, segments: u32) -> Result<()> {
+        let w = segments.to_string();
+        for c in &self.clients {
+            for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
+                sys::run("ip", &["-n", &c.netns, family, "route", "replace", prefix, "dev", TUN_NAME, "initrwnd", &w])?;
+            }
+        }
+        Ok(())
+    }
+
     /// The address of peer `peer` (0 = the client's own) of client `client`.
     pub fn peer_addr(&self, client: usize, peer: usize, ipv6: bool) -> IpAddr {
         if peer == 0 { self.clients[client].addr(ipv6) } else { alias_addr(client, peer, self.peers_per_client - 1, ipv6) }
