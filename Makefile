@@ -12,8 +12,9 @@ setup:
 build: setup
 	cargo build --release --locked
 
+# Warm flows (a previous flow to the same peer first): what a stateful start needs.
 demo: build
-	$(BIN) lab sweep
+	$(BIN) lab sweep --warm --reps 2
 
 # Unit tests, and the host tests of the algorithm headers compiled into the BPF programs.
 unit-test: setup

@@ -8,6 +8,8 @@
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
 
+#include <bpf/bpf_endian.h>
+
 
 #define HS_PATHS_DEFAULT_ENTRIES (1 << 20)
 
@@ -46,7 +48,11 @@ struct hs_config {
 	__u32 rwnd_override;        /* 1: let the tc program open the window of stateful flows */
 	__u32 max_age_s;            /* ignore entries older than this (0 = forever) */
 	__u32 suss;                 /* 1: SUSS acceleration on (suss controller) */
-	__u32 reserved;
+	__u32 suss_k_max;           /* SUSS's k_max (Appendix A): G up to 2^(k+1); 0 = 1 */
+	__u32 gcbe_median;          /* 1 (default): store the median of the last L GCBE estimates; 0: their max (eq. 8) */
+	__u32 no_ss_after_start;    /* 1: ssthresh = cwnd when the startup ends (the paper lets slow start go on) */
+	__u32 gcbe_min_span_us;     /* GCBE noise floor (gcbe.h); written as value + 1 so 0 means "default" */
+	__u32 spare;                /* room for a knob without changing the pinned record size */
 };
 
 struct hs_flow_key {
@@ -92,7 +98,8 @@ struct {
 /* Defaults while hs_config has never been written: everything on, nothing scaled. */
 static __always_inline struct hs_config hs_get_config(void)
 {
-	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 1, .suss = 1 };
+	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 1, .suss = 1,
+				 .suss_k_max = 1, .gcbe_median = 1 };
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);
 

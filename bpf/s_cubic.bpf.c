@@ -22,15 +22,20 @@
  *     ACK"); the authors' code waited for in-flight > 5 or 10 ACKs.
  *  2. Table keys are the full peer address (128 bits), not a hash slot: there are no
  *     collisions, only LRU evictions.
- *  3. Bytes acknowledged per ACK are counted from tp->delivered (SACKed included). */
+ *  3. Bytes delivered per ACK are the cumulative bytes acked plus the SACKed bytes
+ *     outstanding (bytes_acked + sacked_out x MSS): the paper's "highest SACKed
+ *     sequence" in spirit. Counting tp->delivered packets instead made the FIN, acked
+ *     microseconds after the last data, look like a full MSS: 1 Gbit/s "estimates"
+ *     of a 100 Mbit/s path from 4 KB flows.
+ *  4. The first RTT's rate is also set as SO_MAX_PACING_RATE: the kernel recomputes
+ *     a Cubic flow's pacing rate (2 x cwnd / srtt in slow start) before the first
+ *     ACK, which doubled the startup rate and the queue until capped. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "lib/gcbe.h"
-#include "lib/startup.h"
-#include "path_table.h"
+#include "stateful.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -42,20 +47,12 @@ extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define SOL_SOCKET 1
-#define SO_MAX_PACING_RATE 47
-
 struct s_cubic_flow {
+	struct hs_start start;      /* the stateful start (stateful.h) */
 	struct gcbe gcbe;           /* the bandwidth estimator */
-	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the startup capped it */
-	__u64 last_delivered;       /* tp->delivered at the previous ACK */
+	__u64 last_delivered;       /* delivered_bytes() at the previous ACK */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
-	__u8 startup;               /* 1 during the paced first RTT of a stateful start */
-	__u8 stateful;              /* 1 if the flow started from the table */
-	__u8 rwnd_marked;           /* 1 if the flow is in hs_rwnd, under rwnd_key */
-	__u8 pad;
-	/* Kept from init: by release the local port is already unhashed (zero). */
-	struct hs_flow_key rwnd_key;
+	__u32 pad;
 };
 
 struct {
@@ -65,9 +62,10 @@ struct {
 	__type(value, struct s_cubic_flow);
 } s_cubic_flows SEC(".maps");
 
-static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
+/* Bytes that reached the receiver: cumulatively acked plus SACKed. */
+static __always_inline __u64 delivered_bytes(const struct tcp_sock *tp)
 {
-	return (struct tcp_sock *)sk;
+	return tp->bytes_acked + (__u64)tp->sacked_out * tp->mss_cache;
 }
 
 static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
@@ -75,46 +73,12 @@ static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
-/* SO_MAX_PACING_RATE takes an int from BPF; ~0U means unlimited. */
-static __always_inline void set_max_pacing(struct sock *sk, __u64 rate)
-{
-	int v = rate >= 0xffffffffULL ? ~0U : (__u32)rate;
-
-	bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
-}
-
-/* On a hit: the first RTT at the cached rate, with a window of one cached BDP. */
-static __always_inline void start_from_table(struct sock *sk, struct s_cubic_flow *flow,
-					     const struct hs_path *path, const struct hs_config *cfg)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-	__u64 bw = hs_scale_bw(path->bw_Bps, cfg->bw_scale_pct);
-
-	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache);
-	sk->sk_pacing_rate = bw;
-	sk->sk_pacing_status = SK_PACING_NEEDED;
-	/* The kernel recomputes the pacing rate (2 x cwnd / srtt in slow start) before
-	 * the first ACK; capping it is the only way to keep the first RTT at bw. */
-	flow->saved_max_pacing = sk->sk_max_pacing_rate;
-	set_max_pacing(sk, bw);
-	flow->startup = 1;
-	flow->stateful = 1;
-	if (cfg->rwnd_override) {
-		__u32 one = 1;
-
-		hs_flow_key_of(sk, &flow->rwnd_key);
-		if (!bpf_map_update_elem(&hs_rwnd, &flow->rwnd_key, &one, BPF_ANY))
-			flow->rwnd_marked = 1;
-	}
-}
-
 SEC("struct_ops")
 void BPF_PROG(s_cubic_init, struct sock *sk)
 {
 	struct s_cubic_flow *flow;
 	struct hs_config cfg;
-	struct hs_path *path;
-	struct hs_addr peer;
+	struct hs_path path;
 
 	cubictcp_init(sk);
 	hs_count(HS_CC_S_CUBIC, HS_FLOWS);
@@ -122,40 +86,33 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	if (!flow)  /* no memory for our state: the flow is plain Cubic */
 		return;
 	__builtin_memset(flow, 0, sizeof(*flow));
-	flow->last_delivered = tcp_sk(sk)->delivered;
-
+	flow->last_delivered = delivered_bytes(hs_tcp_sk(sk));
 	cfg = hs_get_config();
-	hs_peer_addr(sk, &peer);
-	path = bpf_map_lookup_elem(&hs_paths, &peer);
-	if (!path) {
-		hs_count(HS_CC_S_CUBIC, HS_MISSES);
-		return;
-	}
-	if (cfg.max_age_s && bpf_ktime_get_boot_ns() - path->stored_ns > cfg.max_age_s * 1000000000ULL) {
-		hs_count(HS_CC_S_CUBIC, HS_EXPIRED);
-		hs_count(HS_CC_S_CUBIC, HS_MISSES);
-		return;
-	}
-	hs_count(HS_CC_S_CUBIC, HS_HITS);
-	if (cfg.startup)
-		start_from_table(sk, flow, path, &cfg);
+	flow->gcbe.min_span_us = cfg.gcbe_min_span_us ? cfg.gcbe_min_span_us - 1 : GCBE_DEFAULT_MIN_SPAN_US;
+	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
+	if (hs_lookup(sk, HS_CC_S_CUBIC, &cfg, &path) && cfg.startup)
+		hs_begin_startup(sk, &flow->start, &path, &cfg, 1);
 }
 
-/* Eq. 3, at the first ACK of a stateful start. */
+/* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW).
+ * The paper leaves ssthresh alone (slow start and HyStart go on); the
+ * no_ss_after_start knob ends slow start here instead. */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg = hs_get_config();
 
 	tp->snd_cwnd = hs_startup_exit_cwnd(packets_in_flight(tp));
+	if (cfg.no_ss_after_start)
+		tp->snd_ssthresh = tp->snd_cwnd;
 	sk->sk_pacing_status = SK_PACING_NONE;
-	set_max_pacing(sk, flow->saved_max_pacing);
-	flow->startup = 0;
+	hs_end_startup(sk, &flow->start);
 }
 
 SEC("struct_ops")
 void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct s_cubic_flow *flow;
 	__u64 delivered;
 
@@ -165,10 +122,10 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		return;
 	if (sample->rtt_us > 0 && (!flow->min_rtt_us || (__u32)sample->rtt_us < flow->min_rtt_us))
 		flow->min_rtt_us = sample->rtt_us;
-	if (flow->startup)
+	if (flow->start.startup)
 		end_startup(sk, flow);
-	delivered = tp->delivered;
-	gcbe_on_ack(&flow->gcbe, tp->tcp_mstamp, (delivered - flow->last_delivered) * tp->mss_cache,
+	delivered = delivered_bytes(tp);
+	gcbe_on_ack(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
 		    tp->srtt_us >> 3);
 	flow->last_delivered = delivered;
 }
@@ -176,44 +133,17 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 SEC("struct_ops")
 void BPF_PROG(s_cubic_release, struct sock *sk)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
 	struct s_cubic_flow *flow;
-	struct hs_path *old, entry = {};
 	struct hs_config cfg;
-	struct hs_addr peer;
-	__u64 bw;
 
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 	if (!flow)
 		return;
-	if (flow->rwnd_marked) {
-		bpf_map_delete_elem(&hs_rwnd, &flow->rwnd_key);
-		flow->rwnd_marked = 0;
-	}
+	hs_unmark(&flow->start);
 	cfg = hs_get_config();
 	gcbe_finish(&flow->gcbe);
-	bw = gcbe_best(&flow->gcbe);
-	if (!cfg.store) {
-		hs_count(HS_CC_S_CUBIC, HS_SKIPPED);
-		return;
-	}
-	if (!hs_worth_storing(bw, flow->min_rtt_us, tp->mss_cache)) {
-		hs_count(HS_CC_S_CUBIC, HS_DISCARDS);
-		return;
-	}
-	hs_peer_addr(sk, &peer);
-	old = bpf_map_lookup_elem(&hs_paths, &peer);
-	if (old && cfg.freeze) {
-		hs_count(HS_CC_S_CUBIC, HS_SKIPPED);
-		return;
-	}
-	entry.bw_Bps = bw;
-	entry.min_rtt_us = flow->min_rtt_us;
-	entry.stored_ns = bpf_ktime_get_boot_ns();
-	entry.flows = old ? old->flows + 1 : 1;
-	entry.source = HS_CC_S_CUBIC;
-	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);
-	hs_count(HS_CC_S_CUBIC, HS_STORES);
+	hs_store(sk, HS_CC_S_CUBIC, &cfg, cfg.gcbe_median ? gcbe_median(&flow->gcbe) : gcbe_best(&flow->gcbe),
+		 flow->min_rtt_us, 0);
 }
 
 SEC("struct_ops")

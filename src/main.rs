@@ -126,6 +126,19 @@ enum LabCommand {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// The CPU cost of congestion controls: bulk transfers over a veth pair with no
+    /// emulator; throughput, CPU time per GB, BPF run time per call.
+    Overhead {
+        #[arg(long, value_delimiter = ',', default_value = "cubic,s_cubic")]
+        cc: Vec<String>,
+        /// Bytes per transfer.
+        #[arg(long, default_value = "2g")]
+        bytes: String,
+        #[arg(long, default_value_t = 5)]
+        reps: u32,
+        #[command(flatten)]
+        out: OutArgs,
+    },
     /// Delete lab namespaces left behind by runs that were killed.
     Clean,
 }
@@ -146,7 +159,8 @@ struct OutArgs {
 #[derive(Args)]
 struct SweepArgs {
     /// Congestion controls; NAME:iwN adds a static initial window (route initcwnd).
-    #[arg(long, value_delimiter = ',', default_value = "cubic,bbr,cubic:iw100")]
+    /// headstart's (s_cubic, s_bbr) are loaded if needed.
+    #[arg(long, value_delimiter = ',', default_value = "cubic,bbr,cubic:iw100,s_cubic,s_bbr")]
     cc: Vec<String>,
     /// Bottleneck rate (ignored with --trace).
     #[arg(long, default_value = "100mbit")]
@@ -416,6 +430,17 @@ fn lab(cmd: LabCommand) -> Result<()> {
             Ok(())
         }
         LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, trace, out } => calibrate(rates, rtt, buffer, seconds, cc, trace, &out),
+        LabCommand::Overhead { cc, bytes, reps, out } => {
+            for c in &cc {
+                headstart::lab::experiment::CcSpec::parse(c)?.check_available()?;
+            }
+            sys::require_root()?;
+            let missing: Vec<String> = cc.iter().filter(|k| headstart::lab::lab::is_headstart(k) && !headstart::bpf::is_loaded(k)).cloned().collect();
+            if !missing.is_empty() {
+                headstart::bpf::load(&missing, headstart::bpf::DEFAULT_TABLE_ENTRIES)?;
+            }
+            overhead(cc, &bytes, reps, &out)
+        }
         LabCommand::Clean => {
             sys::require_root()?;
             let swept = topology::sweep_leftovers()?;
@@ -451,6 +476,7 @@ fn run_experiment(text: ExperimentText, out: &OutArgs) -> Result<()> {
     sys::require_root()?;
     let dir = out.out.clone().unwrap_or_else(|| default_out(exp.workload.kind()));
     check_writable(&dir)?;
+    load_headstart_ccs(&exp)?;
     let interrupt = Interrupt::install()?;
     let res = workloads::run(&exp, interrupt, out.quiet)?;
     report::write_all(&dir, &exp, &res)?;
@@ -459,6 +485,65 @@ fn run_experiment(text: ExperimentText, out: &OutArgs) -> Result<()> {
         plot::plot_dir(&dir).context("plotting")?;
     }
     println!("results: {}", dir.display());
+    Ok(())
+}
+
+fn overhead(cc: Vec<String>, bytes: &str, reps: u32, out: &OutArgs) -> Result<()> {
+    let bytes = headstart::units::parse_size(bytes)?;
+    sys::require_root()?;
+    let dir = out.out.clone().unwrap_or_else(|| default_out("overhead"));
+    check_writable(&dir)?;
+    let rows = headstart::lab::overhead::run(&cc, bytes, reps, Interrupt::install()?)?;
+    let mut jsonl = String::new();
+    for r in &rows {
+        jsonl.push_str(&serde_json::to_string(r)?);
+        jsonl.push('\n');
+    }
+    std::fs::write(dir.join("overhead.jsonl"), jsonl)?;
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["cc", "runs", "throughput Gbit/s (median, min–max)", "CPU s/GB (median, min–max)", "CPU vs first", "BPF ns/call", "BPF ns/ACK"]);
+    let med = |v: &mut Vec<f64>| headstart::lab::metrics::median(v);
+    let mut base_cpu = None;
+    for c in &cc {
+        let rs: Vec<_> = rows.iter().filter(|r| &r.cc == c).collect();
+        let mut tp: Vec<f64> = rs.iter().map(|r| r.throughput_gbps).collect();
+        let mut cpu: Vec<f64> = rs.iter().map(|r| r.cpu_s_per_gb).collect();
+        let mut ns: Vec<f64> = rs.iter().filter_map(|r| r.bpf_ns_per_call).collect();
+        let mut nsa: Vec<f64> = rs.iter().filter_map(|r| r.bpf_ns_per_ack).collect();
+        let (tmin, tmax) = tp.iter().fold((f64::MAX, f64::MIN), |a, &x| (a.0.min(x), a.1.max(x)));
+        let (cmin, cmax) = cpu.iter().fold((f64::MAX, f64::MIN), |a, &x| (a.0.min(x), a.1.max(x)));
+        let cm = med(&mut cpu);
+        let base = *base_cpu.get_or_insert(cm);
+        t.add_row(vec![
+            c.clone(),
+            rs.len().to_string(),
+            format!("{:.2} ({tmin:.2}–{tmax:.2})", med(&mut tp)),
+            format!("{cm:.3} ({cmin:.3}–{cmax:.3})"),
+            format!("{:.2}x", cm / base),
+            if ns.is_empty() { "–".into() } else { format!("{:.0}", med(&mut ns)) },
+            if nsa.is_empty() { "–".into() } else { format!("{:.0}", med(&mut nsa)) },
+        ]);
+    }
+    println!("{t}");
+    std::fs::write(dir.join("summary.txt"), format!("{t}\n"))?;
+    println!("results: {}", dir.display());
+    Ok(())
+}
+
+/// Registers the headstart controllers the experiment names and the kernel lacks.
+fn load_headstart_ccs(exp: &headstart::lab::experiment::Experiment) -> Result<()> {
+    let missing: Vec<String> = exp
+        .workload
+        .ccs()
+        .iter()
+        .map(|c| c.kernel.clone())
+        .filter(|k| headstart::lab::lab::is_headstart(k) && !headstart::bpf::is_loaded(k))
+        .collect();
+    if !missing.is_empty() {
+        let loaded = headstart::bpf::load(&missing, headstart::bpf::DEFAULT_TABLE_ENTRIES)?;
+        eprintln!("loaded {} for this run (they stay registered: `headstart unload` removes them)", loaded.join(", "));
+    }
     Ok(())
 }
 

@@ -280,6 +280,7 @@ fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
     let o = out.to_str().unwrap();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["lab", "sweep", "--cc", "nosuchcc", "--out", o], "unknown congestion control"),
+        (vec!["lab", "sweep", "--cc", "cubic:iw0", "--out", o], "initial window"),
         (vec!["lab", "run", malformed_toml.to_str().unwrap(), "--out", o], "bad.toml"),
         (vec!["lab", "run", "/nonexistent/x.toml", "--out", o], "cannot read"),
         (vec!["lab", "sweep", "--trace", "/nonexistent/trace", "--out", o], "cannot read trace"),

@@ -11,7 +11,8 @@
  *
  * The first ACK's bytes are left out (its send time is unknown), and so are the
  * bytes and the time of the longest gap, which is where a cwnd-limited sender sat
- * idle. The flow's estimate is the maximum of the last L = 5 cycles (eq. 8).
+ * idle. The flow's estimate is the maximum of the last L = 5 cycles (eq. 8); the
+ * controllers default to their median instead (gcbe_median, below).
  *
  * Differences from the paper, each for a stated reason:
  *  - At termination an unfinished cycle with at least 3 ACKs is also evaluated
@@ -19,6 +20,11 @@
  *    Fig. 6) has no complete cycle but still two inter-ACK intervals to measure.
  *  - Streaming form: only n, sums, the current maximum gap and its bytes are kept,
  *    never the ACK list, so the state is fixed-size for BPF socket storage.
+ *  - A noise floor (min_span_us, a knob, 0 = none): a cycle whose time after the
+ *    gap is removed is shorter than this gives no estimate. Measured in the lab,
+ *    the two ACK intervals of a 4 KB flow, ~100 us each, came back compressed by
+ *    tens of microseconds of receiver and sender processing: "estimates" of 1.5 to
+ *    10 times the bottleneck (BENCHMARKS.md).
  * Units: time in microseconds, bytes, bandwidth in bytes per second. */
 #ifndef HS_GCBE_H
 #define HS_GCBE_H
@@ -28,6 +34,7 @@
 #define GCBE_SAMPLES 5            /* L, eq. 8 */
 #define GCBE_MIN_CYCLE_ACKS 4     /* "more than 3 ACKs" before a cycle may close */
 #define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
+#define GCBE_DEFAULT_MIN_SPAN_US 1000 /* the noise floor's default: 1 ms */
 
 struct gcbe {
 	__u64 cycle_start_us;       /* h_{i,0} = t_i */
@@ -38,7 +45,7 @@ struct gcbe {
 	__u32 acks;                 /* n_i: ACKs in this cycle, the first included */
 	__u32 nsamples;             /* cycle estimates taken over the flow */
 	__u32 ring_next;            /* where the next estimate goes in samples[] */
-	__u32 pad;
+	__u32 min_span_us;          /* noise floor: shorter cycles give no estimate */
 	__u64 samples[GCBE_SAMPLES];/* ring of the last L estimates, bytes/s */
 };
 
@@ -51,6 +58,8 @@ HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 	if (span <= g->max_gap_us || g->bytes <= g->max_gap_bytes)
 		return 0;
 	time_us = span - g->max_gap_us;
+	if (time_us < g->min_span_us)
+		return 0;
 	bytes = g->bytes - g->max_gap_bytes;
 	/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
 	if (bytes >= (1ULL << 44))
@@ -131,6 +140,32 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
 		if (i < n && g->samples[i] > best)
 			best = g->samples[i];
 	return best;
+}
+
+/* The median of the last L estimates (the lower middle for an even count). The
+ * controllers store it by default instead of eq. 8's maximum: measured in the lab,
+ * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
+ * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md). */
+HS_INLINE __u64 gcbe_median(const struct gcbe *g)
+{
+	__u64 v[GCBE_SAMPLES];
+	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
+
+	if (!n)
+		return 0;
+	for (__u32 i = 0; i < GCBE_SAMPLES; i++)
+		v[i] = i < n ? g->samples[i] : ~0ULL;  /* unused slots sort last */
+	/* insertion sort of five values: bounded, verifier-friendly */
+	for (__u32 i = 1; i < GCBE_SAMPLES; i++) {
+		for (__u32 j = i; j > 0; j--) {
+			if (v[j - 1] <= v[j])
+				break;
+			__u64 t = v[j - 1];
+			v[j - 1] = v[j];
+			v[j] = t;
+		}
+	}
+	return v[(n - 1) / 2];
 }
 
 #endif

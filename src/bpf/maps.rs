@@ -87,26 +87,48 @@ pub struct Config {
     pub rwnd_override: u32,
     pub max_age_s: u32,
     pub suss: u32,
+    pub suss_k_max: u32,
+    pub gcbe_median: u32,
+    pub no_ss_after_start: u32,
+    /// GCBE's noise floor in microseconds (0 = the paper: none).
+    pub gcbe_min_span_us: u32,
 }
+
+/// Microseconds: the default of GCBE_DEFAULT_MIN_SPAN_US in bpf/lib/gcbe.h.
+pub const GCBE_DEFAULT_MIN_SPAN_US: u32 = 1000;
 
 impl Default for Config {
     /// The same defaults the BPF side uses while the record was never written.
     fn default() -> Self {
-        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 1, max_age_s: 0, suss: 1 }
+        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 1, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 0, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
     }
 }
 
-pub const CONFIG_KEYS: &[&str] = &["startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss"];
+pub const CONFIG_KEYS: &[&str] = &["startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss", "suss_k_max", "gcbe_median", "no_ss_after_start", "gcbe_min_span_us"];
 
 impl Config {
     pub fn from_bytes(b: &[u8]) -> Config {
-        let c = Config { startup: u32_at(b, 0), store: u32_at(b, 4), freeze: u32_at(b, 8), bw_scale_pct: u32_at(b, 12), rwnd_override: u32_at(b, 16), max_age_s: u32_at(b, 20), suss: u32_at(b, 24) };
+        let c = Config {
+            startup: u32_at(b, 0),
+            store: u32_at(b, 4),
+            freeze: u32_at(b, 8),
+            bw_scale_pct: u32_at(b, 12),
+            rwnd_override: u32_at(b, 16),
+            max_age_s: u32_at(b, 20),
+            suss: u32_at(b, 24),
+            suss_k_max: u32_at(b, 28).max(1),
+            gcbe_median: u32_at(b, 32),
+            no_ss_after_start: u32_at(b, 36),
+            // Stored as value + 1, so that a record written before the knob existed
+            // (0) means the default.
+            gcbe_min_span_us: u32_at(b, 40).checked_sub(1).unwrap_or(GCBE_DEFAULT_MIN_SPAN_US),
+        };
         // An all-zero record was never written: the BPF side then uses the defaults.
         if c.bw_scale_pct == 0 { Config::default() } else { c }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        [self.startup, self.store, self.freeze, self.bw_scale_pct, self.rwnd_override, self.max_age_s, self.suss, 0]
+        [self.startup, self.store, self.freeze, self.bw_scale_pct, self.rwnd_override, self.max_age_s, self.suss, self.suss_k_max, self.gcbe_median, self.no_ss_after_start, self.gcbe_min_span_us + 1, 0]
             .iter()
             .flat_map(|v| v.to_ne_bytes())
             .collect()
@@ -121,6 +143,10 @@ impl Config {
             "rwnd_override" => self.rwnd_override,
             "max_age_s" => self.max_age_s,
             "suss" => self.suss,
+            "suss_k_max" => self.suss_k_max,
+            "gcbe_median" => self.gcbe_median,
+            "no_ss_after_start" => self.no_ss_after_start,
+            "gcbe_min_span_us" => self.gcbe_min_span_us,
             _ => return None,
         })
     }
@@ -145,8 +171,12 @@ impl Config {
             "freeze" => next.freeze = boolean()?,
             "rwnd_override" => next.rwnd_override = boolean()?,
             "suss" => next.suss = boolean()?,
+            "gcbe_median" => next.gcbe_median = boolean()?,
+            "no_ss_after_start" => next.no_ss_after_start = boolean()?,
+            "gcbe_min_span_us" => next.gcbe_min_span_us = number()?,
             "bw_scale_pct" => next.bw_scale_pct = number()?,
             "max_age_s" => next.max_age_s = number()?,
+            "suss_k_max" => next.suss_k_max = number()?,
             _ => bail!("unknown knob '{k}' (knobs: {})", CONFIG_KEYS.join(", ")),
         }
         next.validate()?;
@@ -156,7 +186,9 @@ impl Config {
 
     pub fn validate(&self) -> Result<()> {
         ensure!((1..=1000).contains(&self.bw_scale_pct), "bw_scale_pct must be 1..1000 (100 = the estimate as measured)");
-        for (k, v) in [("startup", self.startup), ("store", self.store), ("freeze", self.freeze), ("rwnd_override", self.rwnd_override), ("suss", self.suss)] {
+        ensure!((1..=4).contains(&self.suss_k_max), "suss_k_max must be 1..4 (growth up to 4x .. 32x)");
+        ensure!(self.gcbe_min_span_us <= 1_000_000, "gcbe_min_span_us must be at most 1000000 (1 s)");
+        for (k, v) in [("startup", self.startup), ("store", self.store), ("freeze", self.freeze), ("rwnd_override", self.rwnd_override), ("suss", self.suss), ("gcbe_median", self.gcbe_median), ("no_ss_after_start", self.no_ss_after_start)] {
             ensure!(v <= 1, "{k} must be 0 or 1");
         }
         Ok(())
@@ -248,7 +280,8 @@ mod tests {
         assert!(c.set("nosuch=1").is_err());
         assert!(c.set("startup").is_err());
         assert_eq!(Config::from_bytes(&c.to_bytes()), c);
-        assert_eq!(Config::from_bytes(&[0; 32]), Config::default());
+        assert_eq!(Config::from_bytes(&[0; 48]), Config::default());
+        assert_eq!(c.to_bytes().len(), 48, "the size of struct hs_config");
     }
 
     #[test]

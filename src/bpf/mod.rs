@@ -26,11 +26,11 @@ pub struct Controller {
     object: &'static [u8],
 }
 
-pub const CONTROLLERS: &[Controller] = &[Controller {
-    name: "s_cubic",
-    id: 0,
-    object: include_bytes!(concat!(env!("OUT_DIR"), "/s_cubic.bpf.o")),
-}];
+pub const CONTROLLERS: &[Controller] = &[
+    Controller { name: "s_cubic", id: 0, object: include_bytes!(concat!(env!("OUT_DIR"), "/s_cubic.bpf.o")) },
+    Controller { name: "s_bbr", id: 1, object: include_bytes!(concat!(env!("OUT_DIR"), "/s_bbr.bpf.o")) },
+    Controller { name: "suss", id: 2, object: include_bytes!(concat!(env!("OUT_DIR"), "/suss.bpf.o")) },
+];
 
 const RWND_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rwnd.bpf.o"));
 
@@ -376,4 +376,54 @@ pub fn table_restore(file: &Path) -> Result<usize> {
         m.update(&maps::addr_to_key(addr), &e.to_bytes())?;
     }
     Ok(records.len())
+}
+
+/// Run-time statistics of a controller's programs (needs kernel.bpf_stats_enabled).
+#[derive(Clone, Debug, Default)]
+pub struct ProgStats {
+    pub calls: u64,
+    pub run_ns: u64,
+    /// The per-ACK hook alone (pkts_acked or cong_control).
+    pub ack_calls: u64,
+    pub ack_run_ns: u64,
+}
+
+/// Sums the statistics of every loaded program named `<cc>_*`; None if there is none.
+pub fn prog_stats(cc: &str) -> Option<ProgStats> {
+    let prefix = format!("{cc}_");
+    let mut st = ProgStats::default();
+    let mut found = false;
+    let mut id = 0u32;
+    loop {
+        // SAFETY: iterating program ids.
+        if unsafe { libbpf_sys::bpf_prog_get_next_id(id, &mut id) } != 0 {
+            break;
+        }
+        // SAFETY: an fd for an existing id, closed below.
+        let fd = unsafe { libbpf_sys::bpf_prog_get_fd_by_id(id) };
+        if fd < 0 {
+            continue;
+        }
+        let mut info = libbpf_sys::bpf_prog_info::default();
+        let mut len = std::mem::size_of::<libbpf_sys::bpf_prog_info>() as u32;
+        // SAFETY: info has the size we pass.
+        let rc = unsafe { libbpf_sys::bpf_prog_get_info_by_fd(fd, &mut info, &mut len) };
+        // SAFETY: closing our fd.
+        unsafe { libc::close(fd) };
+        if rc != 0 {
+            continue;
+        }
+        let name: String = info.name.iter().take_while(|c| **c != 0).map(|c| *c as u8 as char).collect();
+        if !name.starts_with(&prefix) {
+            continue;
+        }
+        found = true;
+        st.calls += info.run_cnt;
+        st.run_ns += info.run_time_ns;
+        if name.ends_with("_acked") || name.ends_with("_main") {
+            st.ack_calls += info.run_cnt;
+            st.ack_run_ns += info.run_time_ns;
+        }
+    }
+    found.then_some(st)
 }

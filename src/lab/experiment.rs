@@ -168,15 +168,17 @@ impl CcSpec {
         Ok(CcSpec { label: text.to_string(), kernel: name.to_string(), initcwnd })
     }
 
-    /// Fails unless the running kernel offers this congestion control.
+    /// Fails unless the running kernel offers this congestion control, or it is one
+    /// of headstart's, which the lab loads before it starts (`needs_loading`).
     pub fn check_available(&self) -> Result<()> {
         let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
             .context("reading tcp_available_congestion_control")?;
-        if !avail.split_whitespace().any(|n| n == self.kernel) {
+        if !avail.split_whitespace().any(|n| n == self.kernel) && !crate::lab::lab::is_headstart(&self.kernel) {
             bail!(
-                "unknown congestion control '{}': this kernel offers {} (load headstart's with `headstart load`)",
+                "unknown congestion control '{}': this kernel offers {} and headstart adds {}",
                 self.kernel,
-                avail.trim()
+                avail.trim(),
+                crate::bpf::names().join(" ")
             );
         }
         Ok(())

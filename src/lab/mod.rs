@@ -4,6 +4,7 @@ pub mod emulator;
 pub mod experiment;
 pub mod lab;
 pub mod metrics;
+pub mod overhead;
 pub mod plot;
 pub mod report;
 pub mod topology;

@@ -123,10 +123,14 @@ impl Topology {
     }
 
     /// Sets the clients' initial receive window (`ip route ... initrwnd N`, in MSS):
-    /// 179 mimics a Windows 10 receiver (Stateful-TCP, Table 1).
+    /// 179 mimics a Windows 10 receiver (Stateful-TCP, Table 1). The receive buffer's
+    /// default is raised to match (tcp_rmem in the client namespaces), or Linux would
+    /// still clamp the window to half of its 128 KB default buffer.
     pub fn set_client_initrwnd(&self, segments: u32) -> Result<()> {
         let w = segments.to_string();
+        let rmem = format!("net.ipv4.tcp_rmem=4096 {} 33554432", (segments as u64 * 1448 * 2).max(131072));
         for c in &self.clients {
+            sys::run("ip", &["netns", "exec", &c.netns, "sysctl", "-qw", &rmem])?;
             for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
                 sys::run("ip", &["-n", &c.netns, family, "route", "replace", prefix, "dev", TUN_NAME, "initrwnd", &w])?;
             }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "../../bpf/lib/gcbe.h"
 #include "../../bpf/lib/startup.h"
+#include "../../bpf/lib/suss.h"
 
 static int passed, failed;
 
@@ -33,6 +34,7 @@ static int near(double got, double want, double rel)
 
 static void test_cwnd_limited_rounds(void)
 {
+	/* (min_span_us stays 0 in these tests: the paper's estimator, no noise floor.) */
 	/* Slow start on a 50 ms path: round r brings 5 * 2^r ACKs back to back, then the
 	 * sender idles until the next round. Plain bytes/time would see ~1-2 % of the
 	 * link in round 1; GCBE must see all of it. */
@@ -102,6 +104,14 @@ static void test_short_flow_partial_cycle(void)
 	gcbe_finish(&g);
 	CHECK(gcbe_best(&g) == 1200ULL * 1000000 / ACK_GAP_US, "partial estimate %llu",
 	      (unsigned long long)gcbe_best(&g));
+	/* With the noise floor, 240 us of ACKs are too short to say anything. */
+	memset(&g, 0, sizeof(g));
+	g.min_span_us = GCBE_DEFAULT_MIN_SPAN_US;
+	gcbe_on_ack(&g, 1000, 0, 50000);
+	gcbe_on_ack(&g, 51000, ACK_BYTES, 50000);
+	gcbe_on_ack(&g, 51000 + ACK_GAP_US, 1200, 50000);
+	gcbe_finish(&g);
+	CHECK(gcbe_best(&g) == 0, "below the floor: no estimate");
 	/* Two ACKs only: nothing can be said. */
 	memset(&g, 0, sizeof(g));
 	gcbe_on_ack(&g, 1000, 0, 50000);
@@ -122,6 +132,14 @@ static void test_ring_keeps_last_five(void)
 	gcbe_push(&g, 300);
 	CHECK(gcbe_best(&g) == 300, "newest max");
 	CHECK(g.nsamples == 7, "count");
+	/* last five: 102 103 104 105 300 -> median 104, where the max is the outlier */
+	CHECK(gcbe_median(&g) == 104, "median %llu", (unsigned long long)gcbe_median(&g));
+	memset(&g, 0, sizeof(g));
+	CHECK(gcbe_median(&g) == 0, "no samples");
+	gcbe_push(&g, 7);
+	CHECK(gcbe_median(&g) == 7, "one sample");
+	gcbe_push(&g, 3);
+	CHECK(gcbe_median(&g) == 3, "two samples: the lower");
 }
 
 static void test_large_numbers(void)
@@ -158,8 +176,66 @@ static void test_startup_rules(void)
 	CHECK(hs_bbr_may_overwrite(1 << 20, 12500000, 50000), "long flow");
 }
 
+static void test_suss_worked_example(void)
+{
+	/* Fig. 5-6: iw = 10 packets, minRTT 100 ms on a path where a train of n packets
+	 * takes n x 0.5 ms at the bottleneck, no queueing yet. */
+	const __u32 iw = 10, min_rtt = 100000;
+	__u32 cwnd_prev = iw, blue_prev = iw;     /* round 1: all of iw is blue */
+	__u32 cwnd = iw, blue = iw;
+	__u32 g[5] = {0};
+	__u64 red = 0;
+
+	for (__u32 round = 2; round <= 4; round++) {
+		/* The blue ACKs of round i return over blue_prev x 0.5 ms; eq. 9 scales that
+		 * to the whole train: 5 ms, 20 ms, then 80 ms (16 iw), past minRTT/4. */
+		__u64 dt_blue = blue_prev * 500ULL;
+		__u32 gi = suss_growth_factor(dt_blue, cwnd_prev, blue_prev, min_rtt, min_rtt, 1, 1);
+		g[round] = gi;
+		blue = 2 * blue_prev;                    /* S^B_i = iw x 2^(i-1) */
+		cwnd = gi * cwnd_prev;
+		red = suss_red_pkts(gi, red, round, iw);
+		CHECK(red == (__u64)cwnd - blue, "eq. 10 round %u: red %llu, cwnd - blue %u", round,
+		      (unsigned long long)red, cwnd - blue);
+		if (round == 2)
+			CHECK(cwnd == 4 * iw, "cwnd_2 = 4 iw, got %u", cwnd);
+		if (round == 3)
+			CHECK(cwnd == 16 * iw, "cwnd_3 = 16 iw, got %u", cwnd);
+		cwnd_prev = cwnd;
+		blue_prev = blue;
+	}
+	CHECK(g[2] == 4 && g[3] == 4 && g[4] == 2, "G2 G3 G4 = %u %u %u, expected 4 4 2", g[2], g[3], g[4]);
+	/* Round 2's pacing period: 2 iw of red in half a minRTT at cwnd_2 / minRTT (eq. 11). */
+	CHECK(suss_pacing_rate(40, 1448, 100000) == 40ULL * 1448 * 10, "eq. 11 rate");
+	/* Lemma 1: whenever G > 2, guard >= S^B / (4 cwnd) x minRTT. */
+	__u64 guard = suss_guard_us(20, 40, 100000, 5000);
+	CHECK(guard == 22500, "eq. 12 guard %llu", (unsigned long long)guard);
+	CHECK(guard >= 20ULL * 100000 / (4 * 40), "lemma 1");
+}
+
+static void test_suss_conditions(void)
+{
+	/* Condition 1 alone: a train at exactly minRTT/4 still quadruples, one past does not. */
+	CHECK(suss_growth_factor(25000, 10, 10, 100000, 100000, 1, 1) == 4, "at minRTT/4");
+	CHECK(suss_growth_factor(25001, 10, 10, 100000, 100000, 1, 1) == 2, "past minRTT/4");
+	/* Eq. 9 scales the blue part to the whole train: half blue doubles it. */
+	CHECK(suss_growth_factor(15000, 20, 10, 100000, 100000, 1, 1) == 2, "scaled train 30 ms");
+	/* Condition 2: 105 ms observed, +5 ms per round, stays under 112.5 ms: ok; 110 not. */
+	CHECK(suss_delay_ok(105000, 100000, 1), "105 + 5 <= 112.5");
+	CHECK(!suss_delay_ok(110000, 100000, 1), "110 + 10 > 112.5");
+	CHECK(suss_delay_ok(110000, 100000, 4), "110 + 2.5 <= 112.5 when the rise took 4 rounds");
+	CHECK(suss_growth_factor(1000, 10, 10, 100000, 110000, 1, 1) == 2, "delay says stop");
+	/* Appendix A: k_max = 2 allows G = 8 when the train is within minRTT/8. */
+	CHECK(suss_growth_factor(12000, 10, 10, 100000, 100000, 1, 2) == 8, "G = 8");
+	CHECK(suss_growth_factor(12000, 10, 10, 100000, 100000, 1, 1) == 4, "k_max 1 caps at 4");
+	CHECK(suss_growth_factor(1000, 10, 0, 100000, 100000, 1, 1) == 2, "no blue data: no prediction");
+	CHECK(suss_growth_factor(1000, 10, 10, 0, 0, 1, 1) == 2, "no min RTT yet");
+}
+
 int main(void)
 {
+	test_suss_worked_example();
+	test_suss_conditions();
 	test_cwnd_limited_rounds();
 	test_no_gap_at_all();
 	test_one_ack_cycles_do_not_close();

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* s_bbr: BBR with a stateful start (Stateful-BBR, IWQoS 2021, §IV-B).
+ *
+ *   handshake done ──► init: BBR's own init, then look the peer up in hs_paths
+ *        │  miss: BBR's STARTUP exactly as the kernel runs it
+ *        │  hit:  cwnd = cached bw × cached min RTT, pacing rate = cached bw,
+ *        │        receive window opened by the tc program (rwnd.bpf.c)
+ *        ▼
+ *   first ACK ──► startup over; every ACK: the kernel's bbr_main. BBR is still in
+ *        │        STARTUP, where it never lowers the pacing rate nor shrinks cwnd
+ *        │        below target, so the cached values act as floors until BBR's own
+ *        │        model takes over (as in the authors' code)
+ *        ▼
+ *   release ──► store BBR's own estimates {max-filtered bw, min RTT}, unless the BDP
+ *               <= IW, or an entry exists and this flow acked less than the cached BDP
+ *               (short flows underestimate: the paper's new rule)
+ *
+ * BBR's state (struct bbr) fills all of icsk_ca_priv; ours is in socket storage.
+ * Differences from the paper: full 128-bit peer keys (the authors hashed IPv6 by its
+ * lower 64 bits); no get_info (the kernel exports no kfunc for it), so TCP_CC_INFO
+ * reports nothing for s_bbr. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_endian.h>
+#include "stateful.h"
+
+char _license[] SEC("license") = "GPL";
+
+extern void bbr_init(struct sock *sk) __ksym;
+extern void bbr_main(struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs) __ksym;
+extern __u32 bbr_sndbuf_expand(struct sock *sk) __ksym;
+extern __u32 bbr_undo_cwnd(struct sock *sk) __ksym;
+extern void bbr_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym;
+extern __u32 bbr_ssthresh(struct sock *sk) __ksym;
+extern __u32 bbr_min_tso_segs(struct sock *sk) __ksym;
+extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
+
+#define TCP_CONG_NON_RESTRICTED 0x1  /* include/net/tcp.h: any user may select it */
+#define BBR_BW_SCALE 24  /* BBR's bandwidth unit: packets per usec << 24 (tcp_bbr.c) */
+
+struct s_bbr_flow {
+	struct hs_start start;      /* the stateful start (stateful.h) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct s_bbr_flow);
+} s_bbr_flows SEC(".maps");
+
+static __always_inline struct bbr *bbr_of(struct sock *sk)
+{
+	return (struct bbr *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+/* BBR's bandwidth estimate (bbr_bw() in tcp_bbr.c) in bytes per second. */
+static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
+{
+	struct bbr *bbr = bbr_of(sk);
+	__u64 bw = bbr->lt_use_bw ? bbr->lt_bw : bbr->bw.s[0].v;
+
+	return (bw * hs_tcp_sk(sk)->mss_cache * HS_USEC_PER_SEC) >> BBR_BW_SCALE;
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_init, struct sock *sk)
+{
+	struct s_bbr_flow *flow;
+	struct hs_config cfg;
+	struct hs_path path;
+
+	bbr_init(sk);
+	hs_count(HS_CC_S_BBR, HS_FLOWS);
+	flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!flow)  /* no memory for our state: the flow is plain BBR */
+		return;
+	__builtin_memset(flow, 0, sizeof(*flow));
+	cfg = hs_get_config();
+	/* BBR owns its pacing rate (cong_control): nothing recomputes it before the
+	 * first ACK, so no cap is needed. */
+	if (hs_lookup(sk, HS_CC_S_BBR, &cfg, &path) && cfg.startup)
+		hs_begin_startup(sk, &flow->start, &path, &cfg, 0);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
+{
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+
+	/* Called once before init (zeroed state) during the handshake: flow is NULL then. */
+	if (flow && flow->start.startup && rs->acked_sacked > 0)
+		hs_end_startup(sk, &flow->start);
+	bbr_main(sk, ack, flag, rs);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_release, struct sock *sk)
+{
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+	struct hs_config cfg;
+	__u32 min_rtt;
+
+	if (!flow)
+		return;
+	hs_unmark(&flow->start);
+	cfg = hs_get_config();
+	min_rtt = bbr_of(sk)->min_rtt_us;
+	if (min_rtt == ~0U)
+		min_rtt = 0;
+	hs_store(sk, HS_CC_S_BBR, &cfg, bbr_bw_bytes_per_sec(sk), min_rtt, 1);
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(s_bbr_sndbuf_expand, struct sock *sk)
+{
+	return bbr_sndbuf_expand(sk);
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(s_bbr_undo_cwnd, struct sock *sk)
+{
+	return bbr_undo_cwnd(sk);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_cwnd_event, struct sock *sk, enum tcp_ca_event event)
+{
+	bbr_cwnd_event(sk, event);
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
+{
+	return bbr_ssthresh(sk);
+}
+
+SEC("struct_ops")
+__u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
+{
+	return bbr_min_tso_segs(sk);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_set_state, struct sock *sk, __u8 new_state)
+{
+	bbr_set_state(sk, new_state);
+}
+
+SEC(".struct_ops.link")
+struct tcp_congestion_ops s_bbr = {
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.init = (void *)s_bbr_init,
+	.cong_control = (void *)s_bbr_main,
+	.sndbuf_expand = (void *)s_bbr_sndbuf_expand,
+	.undo_cwnd = (void *)s_bbr_undo_cwnd,
+	.cwnd_event = (void *)s_bbr_cwnd_event,
+	.ssthresh = (void *)s_bbr_ssthresh,
+	.min_tso_segs = (void *)s_bbr_min_tso_segs,
+	.set_state = (void *)s_bbr_set_state,
+	.release = (void *)s_bbr_release,
+	.name = "s_bbr",
+};
