@@ -7,10 +7,8 @@
 #define HS_STATEFUL_H
 
 #include "lib/startup.h"
+#include "pacing.h"
 #include "path_table.h"
-
-#define HS_SOL_SOCKET 1
-#define HS_SO_MAX_PACING_RATE 47
 
 struct hs_start {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the startup capped it */
@@ -47,14 +45,6 @@ static __always_inline int hs_lookup(struct sock *sk, enum hs_cc_id cc, const st
 	hs_count(cc, HS_HITS);
 	*out = *path;
 	return 1;
-}
-
-/* SO_MAX_PACING_RATE takes an int from BPF; ~0U means unlimited. */
-static __always_inline void hs_set_max_pacing(struct sock *sk, __u64 rate)
-{
-	int v = rate >= 0xffffffffULL ? ~0U : (__u32)rate;
-
-	bpf_setsockopt(sk, HS_SOL_SOCKET, HS_SO_MAX_PACING_RATE, &v, sizeof(v));
 }
 
 /* The first RTT: cwnd = cached BDP, paced at the cached bandwidth (scaled by the

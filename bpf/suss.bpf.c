@@ -27,6 +27,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "lib/suss.h"
+#include "pacing.h"
 #include "path_table.h"
 
 char _license[] SEC("license") = "GPL";
@@ -39,8 +40,6 @@ extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-#define SOL_SOCKET 1
-#define SO_MAX_PACING_RATE 47
 #define HYSTART_MIN_SAMPLES 8         /* tcp_cubic.c */
 #define HYSTART_DELAY_MIN_US 4000U    /* 4 ms */
 #define HYSTART_DELAY_MAX_US 16000U   /* 16 ms */
@@ -88,19 +87,12 @@ static __always_inline int seq_after(__u32 a, __u32 b)
 	return (__s32)(a - b) > 0;
 }
 
-static __always_inline void set_max_pacing(struct sock *sk, __u64 rate)
-{
-	int v = rate >= 0xffffffffULL ? ~0U : (__u32)rate;
-
-	bpf_setsockopt(sk, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
-}
-
 static __always_inline void end_pacing(struct sock *sk, struct suss_flow *f)
 {
 	if (!f->pacing)
 		return;
 	sk->sk_pacing_status = SK_PACING_NONE;
-	set_max_pacing(sk, f->saved_max_pacing);
+	hs_set_max_pacing(sk, f->saved_max_pacing);
 	f->pacing = 0;
 }
 
@@ -212,7 +204,7 @@ static __always_inline void decide(struct sock *sk, struct suss_flow *f)
 	f->saved_max_pacing = sk->sk_max_pacing_rate;
 	sk->sk_pacing_rate = suss_pacing_rate(target, mss, f->min_rtt_us);
 	sk->sk_pacing_status = SK_PACING_NEEDED;
-	set_max_pacing(sk, sk->sk_pacing_rate);
+	hs_set_max_pacing(sk, sk->sk_pacing_rate);
 	f->pacing = 1;
 }
 

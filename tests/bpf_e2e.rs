@@ -6,38 +6,14 @@
 //! `headstart unload --purge` and a guard purges again when it ends (pass or fail),
 //! and restores the kernel's default congestion control.
 
-use headstart::lab::metrics::FlowRow;
-use headstart::lab::report::read_rows;
+mod common;
+
+use common::{fails, hs, measured, run_ok as ok, BIN};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_headstart");
 const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
-
-fn hs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run headstart")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = hs(args);
-    assert!(
-        out.status.success(),
-        "headstart {} failed:\nstdout: {}\nstderr: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn fails(args: &[&str], needle: &str) {
-    let out = hs(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
-    assert!(err.contains(needle), "{args:?}: expected '{needle}' in {err}");
-}
 
 /// Owns the BPF state for one test: clean before, clean after.
 struct Fresh {
@@ -70,10 +46,6 @@ impl Drop for Fresh {
 
 fn sysctl(name: &str) -> String {
     std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}")).unwrap()
-}
-
-fn measured(dir: &Path) -> Vec<FlowRow> {
-    read_rows(dir).unwrap().into_iter().filter(|r| r.role == "measured").collect()
 }
 
 fn counter(status: &str, cc: &str, column: usize) -> u64 {

@@ -5,13 +5,12 @@
 //! Each test runs the real `headstart` binary, as a user would, and checks what it
 //! wrote; every test also checks that no lab namespace is left behind.
 
-use headstart::lab::metrics::FlowRow;
-use headstart::lab::report::read_rows;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_headstart");
+use common::{assert_no_lab_namespaces, fails, hs, lab_namespaces, measured, run_ok, BIN};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 struct TempDir(PathBuf);
 
@@ -33,36 +32,11 @@ impl Drop for TempDir {
     }
 }
 
-fn hs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run headstart")
-}
-
+/// Runs headstart, asserts success and that no lab namespace is left.
 fn ok(args: &[&str]) -> String {
-    let out = hs(args);
-    assert!(
-        out.status.success(),
-        "headstart {} failed:\nstdout: {}\nstderr: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(args);
     assert_no_lab_namespaces();
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn lab_namespaces() -> Vec<String> {
-    std::fs::read_dir("/var/run/netns")
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("hslab-")).collect())
-        .unwrap_or_default()
-}
-
-fn assert_no_lab_namespaces() {
-    let left = lab_namespaces();
-    assert!(left.is_empty(), "lab namespaces left behind: {left:?}");
-}
-
-fn measured(dir: &Path) -> Vec<FlowRow> {
-    read_rows(dir).unwrap().into_iter().filter(|r| r.role == "measured").collect()
+    out
 }
 
 #[test]
@@ -292,11 +266,7 @@ fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
         (vec!["lab", "plot", "/nonexistent/dir"], "cannot read"),
     ];
     for (args, needle) in cases {
-        let out = hs(&args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
-        assert!(err.contains(needle), "{args:?}: expected '{needle}' in {err}");
+        fails(&args, needle);
         assert_no_lab_namespaces();
     }
     assert!(!out.join("flows.jsonl").exists(), "nothing written for a refused run");

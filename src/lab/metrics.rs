@@ -41,6 +41,8 @@ pub struct FlowRow {
     pub bytes_retrans: Option<u64>,
     pub final_cwnd: Option<u32>,
     pub final_ssthresh: Option<u32>,
+    /// cwnd when slow start ended (from the sampled series; needs --sample).
+    pub ss_exit_cwnd: Option<u32>,
     pub delivery_rate_mbps: Option<f64>,
     pub min_rtt_ms: Option<f64>,
     pub srtt_ms: Option<f64>,
@@ -129,6 +131,7 @@ impl FlowRow {
             bytes_retrans: srv.map(|s| s.bytes_retrans),
             final_cwnd: srv.map(|s| s.final_cwnd),
             final_ssthresh: srv.map(|s| s.final_ssthresh),
+            ss_exit_cwnd: srv.and_then(|s| crate::lab::traffic::slow_start_exit(&s.series)),
             delivery_rate_mbps: srv.map(|s| s.delivery_rate_bps as f64 / 1e6),
             min_rtt_ms: srv.map(|s| s.min_rtt_us as f64 / 1e3),
             srtt_ms: srv.map(|s| s.srtt_us as f64 / 1e3),

@@ -40,13 +40,13 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
     });
     write_file(dir, RUN_JSON, &serde_json::to_string_pretty(&meta)?)?;
     if !res.cwnd_series.is_empty() {
-        let mut csv = String::from("row,cc,size,t_ms,cwnd,pacing_mbps\n");
+        let mut csv = String::from("row,cc,size,t_ms,cwnd,ssthresh,pacing_mbps\n");
         let mut idx: Vec<_> = res.cwnd_series.keys().copied().collect();
         idx.sort();
         for i in idx {
             let r = &res.rows[i];
-            for (t, cwnd, pacing) in &res.cwnd_series[&i] {
-                writeln!(csv, "{i},{},{},{t:.3},{cwnd},{:.3}", r.cc, r.size, *pacing as f64 / 1e6)?;
+            for s in &res.cwnd_series[&i] {
+                writeln!(csv, "{i},{},{},{:.3},{},{},{:.3}", r.cc, r.size, s.t_ms, s.cwnd, s.ssthresh, s.pacing_bps as f64 / 1e6)?;
             }
         }
         write_file(dir, CWND_CSV, &csv)?;

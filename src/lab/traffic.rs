@@ -43,9 +43,24 @@ pub struct ServerFlowInfo {
     /// The controller's own bandwidth estimate (TCP_CC_INFO; BBR's max filter), bit/s.
     pub cc_bw_bps: Option<u64>,
     pub error: Option<String>,
-    /// (ms since accept, cwnd in packets, pacing rate in bit/s), when sampling is on.
+    /// cwnd over time, when sampling is on.
     #[serde(skip)]
-    pub series: Vec<(f64, u32, u64)>,
+    pub series: Vec<CwndSample>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CwndSample {
+    /// Milliseconds since the server accepted the connection.
+    pub t_ms: f64,
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub pacing_bps: u64,
+}
+
+/// The cwnd at which slow start ended: the first finite ssthresh of the series
+/// (HyStart and loss both set ssthresh from cwnd when they end slow start).
+pub fn slow_start_exit(series: &[CwndSample]) -> Option<u32> {
+    series.iter().map(|s| s.ssthresh).find(|&s| s < i32::MAX as u32)
 }
 
 /// The part of `struct tcp_info` (uapi/linux/tcp.h) the lab reads, by byte offset.
@@ -260,7 +275,12 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
             let mut series = Vec::new();
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 if let Ok(ti) = TcpInfo::get(dup.as_raw_fd()) {
-                    series.push((started.elapsed().as_secs_f64() * 1e3, ti.snd_cwnd(), ti.pacing_rate_bytes().saturating_mul(8)));
+                    series.push(CwndSample {
+                        t_ms: started.elapsed().as_secs_f64() * 1e3,
+                        cwnd: ti.snd_cwnd(),
+                        ssthresh: ti.snd_ssthresh(),
+                        pacing_bps: ti.pacing_rate_bytes().saturating_mul(8),
+                    });
                 }
                 std::thread::sleep(every);
             }

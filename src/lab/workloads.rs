@@ -20,7 +20,7 @@ pub struct RunResult {
     /// Competing workload: (bin start s, per-flow Mbit/s by row index, Jain's index).
     pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
     /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
-    pub cwnd_series: HashMap<usize, Vec<(f64, u32, u64)>>,
+    pub cwnd_series: HashMap<usize, Vec<crate::lab::traffic::CwndSample>>,
     pub elapsed: Duration,
 }
 

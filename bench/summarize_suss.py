@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""FCT of suss vs cubic per size (median of repetitions, reduction), the 100 MB flow's
+FCT and slow-start exit cwnd, and for the join runs the time after the fifth flow
+starts until Jain's index over the running flows is back at >= 0.9 for a second."""
+import csv, json, os, statistics, sys
+
+base = sys.argv[1]
+
+def rows(d):
+    return [json.loads(l) for l in open(os.path.join(base, d, "flows.jsonl")) if l.strip()]
+
+for d in sorted(os.listdir(base)):
+    p = os.path.join(base, d)
+    if not os.path.isfile(os.path.join(p, "flows.jsonl")):
+        continue
+    rs = [r for r in rows(d) if r["role"] == "measured" and r["fct_s"] is not None]
+    if d.startswith("join"):
+        join = max(r["start_s"] for r in rs)
+        bins = {}
+        for rec in csv.DictReader(open(os.path.join(p, "throughput.csv"))):
+            bins[float(rec["t_s"])] = float(rec["jain"])
+        times = sorted(t for t in bins if t >= join)
+        back = None
+        for i, t in enumerate(times):
+            window = [bins[u] for u in times[i:i + 10]]
+            if len(window) == 10 and all(j >= 0.9 for j in window):
+                back = t - join
+                break
+        newcc = [r["cc"] for r in rs if abs(r["start_s"] - join) < 1e-9][0]
+        print(f"{d:<10} new flow {newcc:<6} Jain >= 0.9 for 1 s from {back if back is None else round(back, 1)} s after it joined; retrans {sum(r['retrans'] or 0 for r in rs)}")
+        continue
+    for size in sorted({r["size"] for r in rs}):
+        f = {cc: statistics.median(r["fct_s"] for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
+        rt = {cc: sum(r["retrans"] or 0 for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
+        ex = {cc: [r.get("ss_exit_cwnd") for r in rs if r["cc"] == cc and r["size"] == size and r.get("ss_exit_cwnd")] for cc in ("cubic", "suss")}
+        extra = ""
+        if ex["cubic"] and ex["suss"]:
+            extra = f"  slow-start exit cwnd cubic {statistics.median(ex['cubic'])} suss {statistics.median(ex['suss'])}"
+        print(f"{d:<10} {size // 1024:>6} KB  FCT cubic {f['cubic'] * 1e3:.0f} ms  suss {f['suss'] * 1e3:.0f} ms  "
+              f"reduction {(1 - f['suss'] / f['cubic']) * 100:.1f} %  retrans {rt['cubic']} / {rt['suss']}{extra}")

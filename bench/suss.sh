@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 4's measurements for suss against kernel cubic (flows with no history).
+# Usage: bench/suss.sh [OUT]   (root; ~15 min)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HS=${HS:-target/release/headstart}
+OUT=${1:-results/bench-suss-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT"
+$HS load suss >/dev/null
+# 1. FCT of 256 KB - 4 MB flows at 50 and 100 ms, 100 Mbit/s, 1 BDP.
+for rtt in 50ms 100ms; do
+  $HS lab sweep --cc cubic,suss --sizes 256k,512k,1m,2m,4m --rtt $rtt --reps 5 \
+    --quiet --out "$OUT/fct-$rtt" > "$OUT/fct-$rtt.txt"
+done
+# 2. A 100 MB flow: FCT and the cwnd at slow-start exit (sampled), and the cwnd plot.
+$HS lab sweep --cc cubic,suss --sizes 100m --rtt 50ms --reps 3 --sample 1ms \
+  --quiet --out "$OUT/large" > "$OUT/large.txt"
+$HS lab sweep --cc cubic,suss --sizes 1m --rtt 100ms --reps 1 --sample 1ms \
+  --quiet --out "$OUT/cwnd-1m" > "$OUT/cwnd-1m.txt"
+# 3. Fairness: a fifth flow joins four long cubic flows at 10 s (SUSS Fig. 15).
+for newcc in 0 1; do
+  cat > "$OUT/join-$newcc.toml" <<TOML
+name = "join-$newcc"
+[link]
+rate = "100mbit"
+rtt = "50ms"
+buffer = "1bdp"
+[workload]
+kind = "competing"
+cc = ["cubic", "suss"]
+bin = "100ms"
+[[workload.flows]]
+start = "0s"
+size = "90m"
+[[workload.flows]]
+start = "0.5s"
+size = "90m"
+[[workload.flows]]
+start = "1s"
+size = "90m"
+[[workload.flows]]
+start = "1.5s"
+size = "90m"
+[[workload.flows]]
+start = "10s"
+size = "40m"
+cc = $newcc
+TOML
+  $HS lab run "$OUT/join-$newcc.toml" --quiet --out "$OUT/join-$newcc" > "$OUT/join-$newcc.txt"
+done
+python3 bench/summarize_suss.py "$OUT"
