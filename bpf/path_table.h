@@ -45,12 +45,12 @@ struct hs_config {
 	__u32 store;                /* 1: store the estimate at termination */
 	__u32 freeze;               /* 1: never overwrite an existing entry (S-Cubic*) */
 	__u32 bw_scale_pct;         /* cached bw x pct/100 at startup (100 = as measured) */
-	__u32 rwnd_override;        /* 1: let the tc program open the window of stateful flows */
+	__u32 rwnd_override;        /* 1: open stateful flows' window until the first data ACK, 2: for the whole flow */
 	__u32 max_age_s;            /* ignore entries older than this (0 = forever) */
 	__u32 suss;                 /* 1: SUSS acceleration on (suss controller) */
 	__u32 suss_k_max;           /* SUSS's k_max (Appendix A): G up to 2^(k+1); 0 = 1 */
 	__u32 gcbe_median;          /* 1 (default): store the median of the last L GCBE estimates; 0: their max (eq. 8) */
-	__u32 no_ss_after_start;    /* 1: ssthresh = cwnd when the startup ends (the paper lets slow start go on) */
+	__u32 no_ss_after_start;    /* 1 (default): ssthresh = cwnd when the startup ends; 0: slow start goes on (the paper) */
 	__u32 gcbe_min_span_us;     /* GCBE noise floor (gcbe.h); written as value + 1 so 0 means "default" */
 	__u32 spare;                /* room for a knob without changing the pinned record size */
 };
@@ -91,7 +91,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct hs_flow_key);
-	__type(value, __u32);
+	__type(value, __u32);       /* the window field to advertise at least, peer's scale */
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd SEC(".maps");
 
@@ -99,7 +99,7 @@ struct {
 static __always_inline struct hs_config hs_get_config(void)
 {
 	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 1, .suss = 1,
-				 .suss_k_max = 1, .gcbe_median = 1 };
+				 .suss_k_max = 1, .gcbe_median = 1, .no_ss_after_start = 1 };
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);
 

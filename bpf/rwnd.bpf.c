@@ -4,9 +4,10 @@
  * A stateful start sends one cached BDP in its first RTT, but a Linux receiver
  * advertises only ~64 KB at first, which would cap it. The congestion control cannot
  * write tp->snd_wnd, so this program, on the server's ingress, raises the window
- * field of incoming ACKs of the flows the controllers put in hs_rwnd to its maximum
- * (0xffff before scaling), fixing the TCP checksum. A zero window is left alone: the
- * receiver really is full. Everything else passes untouched. */
+ * field of incoming ACKs of the flows the controllers put in hs_rwnd to the value
+ * stored there (the start window in the peer's scale, so never more than the flow
+ * needs), fixing the TCP checksum. A larger window passes as it is; a zero window is
+ * left alone: the receiver really is full. Everything else passes untouched. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -69,11 +70,13 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		return TC_ACT_OK;
 	key.peer_port = bpf_ntohs(tcp->source);
 	key.local_port = bpf_ntohs(tcp->dest);
-	if (!bpf_map_lookup_elem(&hs_rwnd, &key))
+	__u32 *want = bpf_map_lookup_elem(&hs_rwnd, &key);
+	if (!want)
 		return TC_ACT_OK;
-	__u16 old = tcp->window, new = 0xffff;
-	if (old == 0 || old == new)
+	__u16 old = tcp->window;
+	if (old == 0 || bpf_ntohs(old) >= *want)
 		return TC_ACT_OK;
+	__u16 new = bpf_htons((__u16)(*want > 0xffff ? 0xffff : *want));
 	bpf_l4_csum_replace(skb, l4 + TCP_CSUM_OFF, old, new, sizeof(new));
 	bpf_skb_store_bytes(skb, l4 + TCP_WINDOW_OFF, &new, sizeof(new), 0);
 	__u32 zero = 0;

@@ -145,6 +145,10 @@ __u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
 SEC("struct_ops")
 void BPF_PROG(s_bbr_set_state, struct sock *sk, __u8 new_state)
 {
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+
+	if (flow)
+		hs_on_ca_state(&flow->start, new_state);
 	bbr_set_state(sk, new_state);
 }
 

@@ -9,7 +9,7 @@
  *        │        receive window opened by the tc program (rwnd.bpf.c)
  *        ▼
  *   first ACK ──► startup over: pacing off, cwnd = max(in flight, IW)  (eq. 3);
- *        │        ssthresh untouched, so slow start + HyStart carry on
+ *        │        ssthresh = cwnd (knob; the paper lets slow start + HyStart go on)
  *        ▼
  *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h)
  *        ▼
@@ -29,7 +29,9 @@
  *     of a 100 Mbit/s path from 4 KB flows.
  *  4. The first RTT's rate is also set as SO_MAX_PACING_RATE: the kernel recomputes
  *     a Cubic flow's pacing rate (2 x cwnd / srtt in slow start) before the first
- *     ACK, which doubled the startup rate and the queue until capped. */
+ *     ACK, which doubled the startup rate and the queue until capped.
+ *  5. By default slow start ends with the startup (ssthresh = cwnd); the paper lets
+ *     it go on (knob no_ss_after_start=off). See end_startup. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -95,8 +97,10 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 }
 
 /* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW).
- * The paper leaves ssthresh alone (slow start and HyStart go on); the
- * no_ss_after_start knob ends slow start here instead. */
+ * The paper leaves ssthresh alone (slow start and HyStart go on). By default
+ * (no_ss_after_start) slow start ends here instead, Careful Resume's way: the cached
+ * BDP is already the path's size. Measured: same FCT, half the queueing delay and no
+ * retransmissions where doubling on from one BDP overflowed the buffer. */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -161,6 +165,10 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 SEC("struct_ops")
 void BPF_PROG(s_cubic_set_state, struct sock *sk, __u8 new_state)
 {
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+
+	if (flow)
+		hs_on_ca_state(&flow->start, new_state);
 	cubictcp_state(sk, new_state);
 }
 

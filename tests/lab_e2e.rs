@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{assert_no_lab_namespaces, fails, hs, lab_namespaces, measured, run_ok, BIN};
+use common::{assert_no_lab_namespaces, fails, lab_namespaces, measured, run_ok, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

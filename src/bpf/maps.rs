@@ -100,7 +100,7 @@ pub const GCBE_DEFAULT_MIN_SPAN_US: u32 = 1000;
 impl Default for Config {
     /// The same defaults the BPF side uses while the record was never written.
     fn default() -> Self {
-        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 1, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 0, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
+        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 1, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 1, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
     }
 }
 
@@ -169,7 +169,12 @@ impl Config {
             "startup" => next.startup = boolean()?,
             "store" => next.store = boolean()?,
             "freeze" => next.freeze = boolean()?,
-            "rwnd_override" => next.rwnd_override = boolean()?,
+            "rwnd_override" => {
+                next.rwnd_override = match v {
+                    "whole" | "2" => 2,
+                    _ => boolean()?,
+                }
+            }
             "suss" => next.suss = boolean()?,
             "gcbe_median" => next.gcbe_median = boolean()?,
             "no_ss_after_start" => next.no_ss_after_start = boolean()?,
@@ -187,8 +192,9 @@ impl Config {
     pub fn validate(&self) -> Result<()> {
         ensure!((1..=1000).contains(&self.bw_scale_pct), "bw_scale_pct must be 1..1000 (100 = the estimate as measured)");
         ensure!((1..=4).contains(&self.suss_k_max), "suss_k_max must be 1..4 (growth up to 4x .. 32x)");
+        ensure!(self.rwnd_override <= 2, "rwnd_override must be off, on (until the first data ACK) or whole (the whole flow)");
         ensure!(self.gcbe_min_span_us <= 1_000_000, "gcbe_min_span_us must be at most 1000000 (1 s)");
-        for (k, v) in [("startup", self.startup), ("store", self.store), ("freeze", self.freeze), ("rwnd_override", self.rwnd_override), ("suss", self.suss), ("gcbe_median", self.gcbe_median), ("no_ss_after_start", self.no_ss_after_start)] {
+        for (k, v) in [("startup", self.startup), ("store", self.store), ("freeze", self.freeze), ("suss", self.suss), ("gcbe_median", self.gcbe_median), ("no_ss_after_start", self.no_ss_after_start)] {
             ensure!(v <= 1, "{k} must be 0 or 1");
         }
         Ok(())

@@ -213,6 +213,12 @@ impl Lab {
         drop(self.server.take());
         drop(self.http.take());
         let server_tcpext = read_tcpext(&self.topo.server.netns).unwrap_or_default();
+        let mut client_tcpext = std::collections::BTreeMap::new();
+        for c in &self.topo.clients {
+            for (k, v) in read_tcpext(&c.netns).unwrap_or_default() {
+                *client_tcpext.entry(k).or_insert(0) += v;
+            }
+        }
         let after = read_external(&self.topo)?;
         let mut report = self.emulator.take().expect("running").stop()?;
         report.external = ExternalDrops {
@@ -221,6 +227,7 @@ impl Lab {
             softnet_dropped: after.softnet_dropped.saturating_sub(self.external_before.softnet_dropped),
         };
         report.server_tcpext = server_tcpext;
+        report.client_tcpext = client_tcpext;
         Ok(report)
     }
 

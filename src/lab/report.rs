@@ -32,6 +32,7 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
         "link": exp.link,
         "emulator_accuracy": res.accuracy,
         "server_tcpext": res.server_tcpext,
+        "client_tcpext": res.client_tcpext,
         "elapsed_s": res.elapsed.as_secs_f64(),
         "kernel": std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim(),
         "cpus": crate::sys::online_cpus(),

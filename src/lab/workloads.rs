@@ -17,6 +17,7 @@ pub struct RunResult {
     pub rows: Vec<FlowRow>,
     pub accuracy: AccuracySummary,
     pub server_tcpext: std::collections::BTreeMap<String, u64>,
+    pub client_tcpext: std::collections::BTreeMap<String, u64>,
     /// Competing workload: (bin start s, per-flow Mbit/s by row index, Jain's index).
     pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
     /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
@@ -151,7 +152,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             throughput_series.push((b as f64 * bin_s, mbps, j));
         }
     }
-    Ok(RunResult { rows, accuracy: report.summary(), server_tcpext: report.server_tcpext.clone(), throughput_series, cwnd_series, elapsed: started.elapsed() })
+    Ok(RunResult { rows, accuracy: report.summary(), server_tcpext: report.server_tcpext.clone(), client_tcpext: report.client_tcpext.clone(), throughput_series, cwnd_series, elapsed: started.elapsed() })
 }
 
 static EMPTY: Vec<u64> = Vec::new();

@@ -145,6 +145,8 @@ pub struct EmulatorReport {
     pub external: ExternalDrops,
     /// The server's kernel TCP counters over the run (non-zero TcpExt fields).
     pub server_tcpext: std::collections::BTreeMap<String, u64>,
+    /// The same for the clients (receiver-side drops show here: TCPRcvQDrop, ...).
+    pub client_tcpext: std::collections::BTreeMap<String, u64>,
 }
 
 impl EmulatorReport {
@@ -169,6 +171,7 @@ impl EmulatorReport {
             pool_exhausted: 0,
             external: ExternalDrops::default(),
             server_tcpext: Default::default(),
+            client_tcpext: Default::default(),
         }
     }
 
