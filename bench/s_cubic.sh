@@ -26,14 +26,14 @@ $HS lab sweep --cc s_cubic,bbr --sizes 4k,64k,1m,8m --rate 100mbit --rtt 50ms --
 $HS lab sweep --cc cubic,s_cubic --rate 100mbit --rtt 50ms --buffer 1bdp --reps 3 \
   --quiet --out "$OUT/cold" > "$OUT/cold.txt"
 
-# 4. The receive-window override: until the first data ACK (default), for the whole
-#    flow (the paper), off, and off/on with a Windows-like receiver.
-$HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-on" > "$OUT/rwnd-on.txt"
-$HS config rwnd_override=whole >/dev/null
+# 4. The receive-window override: until the first sign of loss (default, "whole"),
+#    until the first data ACK ("on"), off, and off/on with a Windows-like receiver.
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-whole" > "$OUT/rwnd-whole.txt"
 $HS config rwnd_override=on >/dev/null
+$HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-on" > "$OUT/rwnd-on.txt"
+$HS config rwnd_override=whole >/dev/null
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --quiet --no-plot --out "$OUT/rwnd-off" > "$OUT/rwnd-off.txt"
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-off-win" > "$OUT/rwnd-off-win.txt"
-$HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-on-win" > "$OUT/rwnd-on-win.txt"
+$HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-whole-win" > "$OUT/rwnd-whole-win.txt"
 
 python3 bench/summarize.py "$OUT"

@@ -45,7 +45,7 @@ struct hs_config {
 	__u32 store;                /* 1: store the estimate at termination */
 	__u32 freeze;               /* 1: never overwrite an existing entry (S-Cubic*) */
 	__u32 bw_scale_pct;         /* cached bw x pct/100 at startup (100 = as measured) */
-	__u32 rwnd_override;        /* 1: open stateful flows' window until the first data ACK, 2: for the whole flow */
+	__u32 rwnd_override;        /* open stateful flows' window: 1 until the first data ACK, 2 (default) until the first sign of loss */
 	__u32 max_age_s;            /* ignore entries older than this (0 = forever) */
 	__u32 suss;                 /* 1: SUSS acceleration on (suss controller) */
 	__u32 suss_k_max;           /* SUSS's k_max (Appendix A): G up to 2^(k+1); 0 = 1 */
@@ -98,7 +98,7 @@ struct {
 /* Defaults while hs_config has never been written: everything on, nothing scaled. */
 static __always_inline struct hs_config hs_get_config(void)
 {
-	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 1, .suss = 1,
+	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 2, .suss = 1,
 				 .suss_k_max = 1, .gcbe_median = 1, .no_ss_after_start = 1 };
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);

@@ -107,8 +107,10 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	struct hs_config cfg = hs_get_config();
 
 	tp->snd_cwnd = hs_startup_exit_cwnd(packets_in_flight(tp));
+	/* Slow start up to the cached BDP, not beyond: a startup held back by the
+	 * receiver's window must still be able to grow to it. */
 	if (cfg.no_ss_after_start)
-		tp->snd_ssthresh = tp->snd_cwnd;
+		tp->snd_ssthresh = tp->snd_cwnd > flow->start.start_cwnd ? tp->snd_cwnd : flow->start.start_cwnd;
 	sk->sk_pacing_status = SK_PACING_NONE;
 	hs_end_startup(sk, &flow->start);
 }

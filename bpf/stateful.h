@@ -18,6 +18,8 @@ struct hs_start {
 	__u8 rwnd_marked;           /* 1 if rwnd_key is in hs_rwnd */
 	__u8 rwnd_whole_flow;       /* rwnd_override = 2: keep the override past the startup */
 	__u8 pad[4];
+	__u32 start_cwnd;           /* the window the startup began with (the cached BDP) */
+	__u32 pad2;
 };
 
 static __always_inline struct tcp_sock *hs_tcp_sk(const struct sock *sk)
@@ -58,6 +60,7 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
 	__u64 bw = hs_scale_bw(path->bw_Bps, cfg->bw_scale_pct);
 
 	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache);
+	st->start_cwnd = tp->snd_cwnd;
 	sk->sk_pacing_rate = bw;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
 	if (cap_pacing) {
@@ -78,9 +81,10 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
 	}
 }
 
-/* At the first ACK of data the override ends (rwnd_override = 1, the default): from
- * then on the receiver's own window governs. Kept for the whole flow (= 2, the
- * paper), it let the sender run past the
+/* With rwnd_override = 1 the override ends at the first ACK of data, and the
+ * receiver's own window governs from then on; with 2 (the default, the paper's
+ * "whole flow") it lasts until the first sign of loss (hs_on_ca_state). Kept for the
+ * whole flow even through losses, it let the sender run past the
  * receiver's real window whenever a loss held rcv_nxt back: the receiver discarded
  * those segments (TcpExt BeyondWindow: 430 of 475 retransmissions in 60 S-BBR flows
  * at 180 Mbit/s with 0.1 % loss), and sent them again cost more than the window saved. */
@@ -106,11 +110,12 @@ static __always_inline void hs_unmark(struct hs_start *st)
 	}
 }
 
-/* A cwnd reduction (CWR, Recovery, Loss) before the startup ended also ends the
- * override (see hs_end_startup). */
+/* The first sign of loss (Disorder: a dupACK or SACK) ends the override, whatever
+ * the mode: from then on the receiver holds data out of order, and anything sent
+ * beyond its real window would be discarded (see hs_end_startup). */
 static __always_inline void hs_on_ca_state(struct hs_start *st, __u8 new_state)
 {
-	if (new_state >= TCP_CA_CWR)
+	if (new_state >= TCP_CA_Disorder)
 		hs_unmark(st);
 }
 

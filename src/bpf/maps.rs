@@ -100,7 +100,7 @@ pub const GCBE_DEFAULT_MIN_SPAN_US: u32 = 1000;
 impl Default for Config {
     /// The same defaults the BPF side uses while the record was never written.
     fn default() -> Self {
-        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 1, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 1, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
+        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 2, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 1, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
     }
 }
 
