@@ -80,9 +80,6 @@ impl Interrupt {
         }
         Ok(Interrupt(flag))
     }
-    pub fn none() -> Interrupt {
-        Interrupt(Arc::new(AtomicBool::new(false)))
-    }
     pub fn raised(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }

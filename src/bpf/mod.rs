@@ -279,11 +279,6 @@ pub fn detach_rwnd(dev: &str, netns: Option<&str>) -> Result<bool> {
     in_netns(netns, move || object::tc_detach_ingress(ifindex(&dev)?))
 }
 
-pub fn rwnd_attached(dev: &str, netns: Option<&str>) -> Result<bool> {
-    let dev = dev.to_string();
-    in_netns(netns, move || Ok(object::tc_attached(ifindex(&dev)?)))
-}
-
 const ARPHRD_NONE: u32 = 0xfffe;
 
 fn ifindex(dev: &str) -> Result<i32> {

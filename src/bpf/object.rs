@@ -360,13 +360,5 @@ pub fn tc_detach_ingress(ifindex: i32) -> Result<bool> {
     Ok(true)
 }
 
-/// Whether our filter is on the ingress of `ifindex`.
-pub fn tc_attached(ifindex: i32) -> bool {
-    let hook = sys::bpf_tc_hook { sz: std::mem::size_of::<sys::bpf_tc_hook>() as _, ifindex, attach_point: sys::BPF_TC_INGRESS, ..Default::default() };
-    let mut opts = sys::bpf_tc_opts { sz: std::mem::size_of::<sys::bpf_tc_opts>() as _, handle: TC_HANDLE, priority: TC_PRIORITY, ..Default::default() };
-    // SAFETY: hook and opts are valid and sized.
-    unsafe { sys::bpf_tc_query(&hook, &mut opts) == 0 }
-}
-
 const TC_HANDLE: u32 = 0x4853; // "HS"
 const TC_PRIORITY: u32 = 1;

@@ -230,10 +230,6 @@ impl Lab {
         report.client_tcpext = client_tcpext;
         Ok(report)
     }
-
-    pub fn server_addr(&self, ipv6: bool) -> IpAddr {
-        self.topo.server.addr(ipv6)
-    }
 }
 
 pub fn is_headstart(cc: &str) -> bool {

@@ -177,10 +177,6 @@ impl<P: Copy> Direction<P> {
         }
     }
 
-    pub fn config(&self) -> &DirectionConfig {
-        &self.config
-    }
-
     /// Bytes in the buffer (waiting for or in transmission) at `now`.
     pub fn queued_bytes(&mut self, now_ns: u64) -> u64 {
         self.retire_departed(now_ns);

@@ -6,7 +6,7 @@ use super::model::{DirectionCounters, LinkRate};
 use super::runner::EmulatorSpec;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr};
 
 /// A histogram of microsecond values: 1 us resolution below 1 ms, 100 us up to 1 s.
 #[derive(Clone, Debug)]
@@ -260,15 +260,6 @@ impl AccuracySummary {
             self.external.softnet_dropped,
             if self.trustworthy { String::new() } else { format!("  !! {}", self.warnings.join("; ")) }
         )
-    }
-}
-
-/// Parses a dotted address back for display.
-pub fn addr_string(a: &[u8; 16]) -> String {
-    let v6 = Ipv6Addr::from(*a);
-    match v6.to_ipv4_mapped() {
-        Some(v4) => Ipv4Addr::from(v4).to_string(),
-        None => v6.to_string(),
     }
 }
 
