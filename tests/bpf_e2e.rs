@@ -14,21 +14,25 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
+const ALLOWED_CC: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
 
 /// Owns the BPF state for one test: clean before, clean after.
 struct Fresh {
     default_cc: String,
+    /// Setting a default also allows it: restored too, so tests change no sysctl.
+    allowed_cc: String,
     dir: PathBuf,
 }
 
 impl Fresh {
     fn new(name: &str) -> Fresh {
         let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
+        let allowed_cc = std::fs::read_to_string(ALLOWED_CC).unwrap().trim().to_string();
         let _ = hs(&["unload", "--purge"]);
         let dir = std::env::temp_dir().join(format!("headstart-bpf-e2e-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        Fresh { default_cc, dir }
+        Fresh { default_cc, allowed_cc, dir }
     }
     fn path(&self, f: &str) -> PathBuf {
         self.dir.join(f)
@@ -39,6 +43,7 @@ impl Drop for Fresh {
     fn drop(&mut self) {
         let _ = hs(&["unload", "--purge"]);
         let _ = std::fs::write(DEFAULT_CC, &self.default_cc);
+        let _ = std::fs::write(ALLOWED_CC, &self.allowed_cc);
         let _ = std::fs::remove_dir_all(&self.dir);
         let _ = hs(&["lab", "clean"]);
     }
