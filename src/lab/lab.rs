@@ -197,12 +197,11 @@ impl Lab {
     /// Removes the path table entries of every peer of `client`, so that its next
     /// flows start cold. A no-op when headstart is not loaded.
     pub fn forget_peers(&self, client: usize) {
-        if crate::bpf::paths_map().is_err() {
-            return;
-        }
+        let Ok(paths) = crate::bpf::paths_map() else { return };
         for peer in 0..self.topo.peers_per_client {
             for ipv6 in [false, true] {
-                let _ = crate::bpf::table_forget(self.topo.peer_addr(client, peer, ipv6));
+                let key = crate::bpf::maps::addr_to_key(self.topo.peer_addr(client, peer, ipv6));
+                let _ = paths.delete(&key);
             }
         }
     }

@@ -183,11 +183,7 @@ fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usiz
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (i, &(at, size)) in schedule.iter().enumerate() {
-            let due = t0 + Duration::from_secs_f64(at);
-            while Instant::now() < due {
-                lab.interrupt.check()?;
-                std::thread::sleep((due - Instant::now()).min(Duration::from_millis(50)));
-            }
+            wait_until(t0 + Duration::from_secs_f64(at), &lab.interrupt)?;
             handles.push(s.spawn(move || {
                 let r = lab.flow(i % clients, (i / clients) % peers, cc, size, false);
                 pb.inc(1);
@@ -198,6 +194,15 @@ fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usiz
     })
 }
 
+/// Sleeps until `due`, waking every 20 ms to honour an interrupt.
+fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
+    while let Some(left) = due.checked_duration_since(Instant::now()) {
+        interrupt.check()?;
+        std::thread::sleep(left.min(Duration::from_millis(20)));
+    }
+    Ok(())
+}
+
 fn run_competing(lab: &Lab, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
@@ -205,11 +210,7 @@ fn run_competing(lab: &Lab, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBa
             .iter()
             .map(|(start_ns, size, client, cc)| {
                 s.spawn(move || {
-                    let due = t0 + Duration::from_nanos(*start_ns);
-                    while Instant::now() < due {
-                        lab.interrupt.check()?;
-                        std::thread::sleep((due - Instant::now()).min(Duration::from_millis(20)));
-                    }
+                    wait_until(t0 + Duration::from_nanos(*start_ns), &lab.interrupt)?;
                     let r = lab.flow(*client, 0, cc, *size, false);
                     pb.inc(1);
                     r
