@@ -4,10 +4,13 @@
 # Usage: bench/s_bbr.sh OUT LINK MEANS LOSSES [FLOWS] [UTIL]
 #   LINK: 5g (180 Mbit/s, 20 ms, 10 MB buffer) | tmobile | verizon (traces, 50 ms RTT)
 #   MEANS: e.g. 512k,1m   LOSSES: e.g. 0,0.1%,1%
+#   CC (environment): the controllers, default bbr,s_bbr,cubic,s_cubic
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
 OUT=$1; LINK=$2; MEANS=$3; LOSSES=$4; FLOWS=${5:-200}; UTIL=${6:-0.2}
+CC=${CC:-bbr,s_bbr,cubic,s_cubic}
+ccs=$(printf '"%s", ' ${CC//,/ }); ccs="[${ccs%, }]"
 mkdir -p "$OUT"
 case $LINK in
   5g) link='rate = "180mbit"
@@ -31,7 +34,7 @@ $link
 loss = "$loss"
 [workload]
 kind = "poisson"
-cc = ["bbr", "s_bbr", "cubic", "s_cubic"]
+cc = $ccs
 mean_size = "$mean"
 alpha = 2.5
 utilization = $UTIL

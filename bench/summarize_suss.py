@@ -33,8 +33,9 @@ for d in sorted(os.listdir(base)):
         f = {cc: statistics.median(r["fct_s"] for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
         rt = {cc: sum(r["retrans"] or 0 for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
         ex = {cc: [r.get("ss_exit_cwnd") for r in rs if r["cc"] == cc and r["size"] == size and r.get("ss_exit_cwnd")] for cc in ("cubic", "suss")}
-        extra = ""
+        rl = {cc: statistics.median(r.get("rwnd_limited_ms") or 0 for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
+        extra = f"  receive-window-limited {rl['cubic']:.0f} / {rl['suss']:.0f} ms"
         if ex["cubic"] and ex["suss"]:
-            extra = f"  slow-start exit cwnd cubic {statistics.median(ex['cubic'])} suss {statistics.median(ex['suss'])}"
+            extra += f"  slow-start exit cwnd cubic {statistics.median(ex['cubic'])} suss {statistics.median(ex['suss'])}"
         print(f"{d:<10} {size // 1024:>6} KB  FCT cubic {f['cubic'] * 1e3:.0f} ms  suss {f['suss'] * 1e3:.0f} ms  "
               f"reduction {(1 - f['suss'] / f['cubic']) * 100:.1f} %  retrans {rt['cubic']} / {rt['suss']}{extra}")

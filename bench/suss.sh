@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
 # Issue 4's measurements for suss against kernel cubic (flows with no history).
 # Usage: bench/suss.sh [OUT]   (root; ~15 min)
+#   INITRWND (environment): the clients' initial receive window in MSS (179 is like
+#     Windows 10; default Linux's, which grows about 2x per RTT and caps a 4x growth)
+#   PARTS (environment): any of fct,large,cwnd,join (default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
 OUT=${1:-results/bench-suss-$(date -u +%Y%m%d-%H%M%S)}
+PARTS=${PARTS:-fct,large,cwnd,join}
 mkdir -p "$OUT"
+rwnd_flag=(); rwnd_toml=""
+if [ -n "${INITRWND:-}" ]; then rwnd_flag=(--client-initrwnd "$INITRWND"); rwnd_toml="client_initrwnd = $INITRWND"; fi
+want() { [[ ",$PARTS," == *",$1,"* ]]; }
 $HS load suss >/dev/null
 # 1. FCT of 256 KB - 4 MB flows at 50 and 100 ms, 100 Mbit/s, 1 BDP.
-for rtt in 50ms 100ms; do
-  $HS lab sweep --cc cubic,suss --sizes 256k,512k,1m,2m,4m --rtt $rtt --reps 5 \
+want fct && for rtt in 50ms 100ms; do
+  $HS lab sweep --cc cubic,suss --sizes 256k,512k,1m,2m,4m --rtt $rtt --reps 5 "${rwnd_flag[@]}" \
     --quiet --out "$OUT/fct-$rtt" > "$OUT/fct-$rtt.txt"
 done
 # 2. A 100 MB flow: FCT and the cwnd at slow-start exit (sampled), and the cwnd plot.
-$HS lab sweep --cc cubic,suss --sizes 100m --rtt 50ms --reps 3 --sample 1ms \
+want large && $HS lab sweep --cc cubic,suss --sizes 100m --rtt 50ms --reps 3 --sample 1ms "${rwnd_flag[@]}" \
   --quiet --out "$OUT/large" > "$OUT/large.txt"
-$HS lab sweep --cc cubic,suss --sizes 1m --rtt 100ms --reps 1 --sample 1ms \
+want cwnd && $HS lab sweep --cc cubic,suss --sizes 1m --rtt 100ms --reps 1 --sample 1ms "${rwnd_flag[@]}" \
   --quiet --out "$OUT/cwnd-1m" > "$OUT/cwnd-1m.txt"
 # 3. Fairness: a fifth flow joins four long cubic flows at 10 s (SUSS Fig. 15).
-for newcc in 0 1; do
+want join && for newcc in 0 1; do
   cat > "$OUT/join-$newcc.toml" <<TOML
 name = "join-$newcc"
+$rwnd_toml
 [link]
 rate = "100mbit"
 rtt = "50ms"

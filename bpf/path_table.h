@@ -52,7 +52,7 @@ struct hs_config {
 	__u32 gcbe_median;          /* 1 (default): store the median of the last L GCBE estimates; 0: their max (eq. 8) */
 	__u32 no_ss_after_start;    /* 1 (default): ssthresh = cwnd when the startup ends; 0: slow start goes on (the paper) */
 	__u32 gcbe_min_span_us;     /* GCBE noise floor (gcbe.h); written as value + 1 so 0 means "default" */
-	__u32 spare;                /* room for a knob without changing the pinned record size */
+	__u32 bbr_plateau_rtts;     /* s_bbr: STARTUP ends this many RTTs after a hit unless bw grows 25 % (startup.h); value + 1, 0 = default */
 };
 
 struct hs_flow_key {

@@ -37,7 +37,6 @@ extern __u32 bbr_min_tso_segs(struct sock *sk) __ksym;
 extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
 
 #define TCP_CONG_NON_RESTRICTED 0x1  /* include/net/tcp.h: any user may select it */
-#define BBR_BW_SCALE 24  /* BBR's bandwidth unit: packets per usec << 24 (tcp_bbr.c) */
 
 struct s_bbr_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
@@ -61,7 +60,24 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 	struct bbr *bbr = bbr_of(sk);
 	__u64 bw = bbr->lt_use_bw ? bbr->lt_bw : bbr->bw.s[0].v;
 
-	return (bw * hs_tcp_sk(sk)->mss_cache * HS_USEC_PER_SEC) >> BBR_BW_SCALE;
+	return hs_bbr_bw_to_Bps(bw, hs_tcp_sk(sk)->mss_cache);
+}
+
+/* Tell BBR's STARTUP the cached bandwidth is a plateau already seen (startup.h), so
+ * it leaves STARTUP's 2.885 gain `rtts` RTTs after the first ACK unless this flow
+ * finds 25 % more. Without it, the cached rate and window are floors from which
+ * STARTUP overshoots for ~4 rounds before it drains (the measured queueing delay). */
+static __always_inline void s_bbr_credit_plateau(struct sock *sk, const struct hs_path *path,
+						 const struct hs_config *cfg)
+{
+	struct bbr *bbr = bbr_of(sk);
+	__u32 rtts = cfg->bbr_plateau_rtts ? cfg->bbr_plateau_rtts - 1 : HS_BBR_PLATEAU_RTTS_DEFAULT;
+
+	if (!rtts)
+		return;
+	bbr->full_bw = hs_bbr_bw_from_Bps(hs_scale_bw(path->bw_Bps, cfg->bw_scale_pct),
+					  hs_tcp_sk(sk)->mss_cache);
+	bbr->full_bw_cnt = hs_bbr_plateau_credit(rtts);
 }
 
 SEC("struct_ops")
@@ -80,8 +96,10 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	cfg = hs_get_config();
 	/* BBR owns its pacing rate (cong_control): nothing recomputes it before the
 	 * first ACK, so no cap is needed. */
-	if (hs_lookup(sk, HS_CC_S_BBR, &cfg, &path) && cfg.startup)
+	if (hs_lookup(sk, HS_CC_S_BBR, &cfg, &path) && cfg.startup) {
 		hs_begin_startup(sk, &flow->start, &path, &cfg, 0);
+		s_bbr_credit_plateau(sk, &path, &cfg);
+	}
 }
 
 SEC("struct_ops")

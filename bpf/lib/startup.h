@@ -61,4 +61,40 @@ HS_INLINE int hs_bbr_may_overwrite(__u64 flow_bytes, __u64 cached_bw_Bps, __u32 
 	return flow_bytes >= cached_bdp_bytes;
 }
 
+/* BBR's bandwidth unit (tcp_bbr.c): packets per microsecond, scaled by 2^24. */
+#define HS_BBR_BW_SCALE 24
+
+HS_INLINE __u64 hs_bbr_bw_to_Bps(__u64 bw_units, __u32 mss)
+{
+	return (bw_units * mss * HS_USEC_PER_SEC) >> HS_BBR_BW_SCALE;
+}
+
+/* The inverse, saturated to BBR's 32-bit full_bw field. */
+HS_INLINE __u32 hs_bbr_bw_from_Bps(__u64 bw_Bps, __u32 mss)
+{
+	__u64 units;
+
+	if (!mss)
+		return 0;
+	if (bw_Bps >= (1ULL << 39))  /* 4.4 Tbit/s: beyond any 32-bit BBR rate anyway */
+		return ~0U;
+	units = (bw_Bps << HS_BBR_BW_SCALE) / ((__u64)mss * HS_USEC_PER_SEC);
+	return units > ~0U ? ~0U : (__u32)units;
+}
+
+/* BBR leaves STARTUP after 3 round starts in a row without 25 % growth over its
+ * plateau (full_bw). Crediting the cached bandwidth as that plateau, with this many
+ * rounds already counted, makes STARTUP end `rtts` RTTs after the first ACK (whose
+ * rate sample is itself a round start) unless this flow sees 25 % more than the cache.
+ * rtts = 0: no credit (returns 0, like BBR's own init). */
+#define HS_BBR_FULL_BW_ROUNDS 3
+#define HS_BBR_PLATEAU_RTTS_DEFAULT 1
+
+HS_INLINE __u32 hs_bbr_plateau_credit(__u32 rtts)
+{
+	if (rtts == 0 || rtts >= HS_BBR_FULL_BW_ROUNDS)
+		return 0;
+	return HS_BBR_FULL_BW_ROUNDS - 1 - rtts;
+}
+
 #endif

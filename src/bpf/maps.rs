@@ -92,6 +92,17 @@ pub struct Config {
     pub no_ss_after_start: u32,
     /// GCBE's noise floor in microseconds (0 = the paper: none).
     pub gcbe_min_span_us: u32,
+    /// s_bbr: BBR's STARTUP ends this many RTTs after a hit unless the flow finds 25 %
+    /// more bandwidth than cached (0 = BBR's STARTUP as is, the cache only a floor).
+    #[serde(default = "default_bbr_plateau_rtts")]
+    pub bbr_plateau_rtts: u32,
+}
+
+/// HS_BBR_PLATEAU_RTTS_DEFAULT in bpf/lib/startup.h.
+pub const BBR_PLATEAU_RTTS_DEFAULT: u32 = 1;
+
+fn default_bbr_plateau_rtts() -> u32 {
+    BBR_PLATEAU_RTTS_DEFAULT
 }
 
 /// Microseconds: the default of GCBE_DEFAULT_MIN_SPAN_US in bpf/lib/gcbe.h.
@@ -100,11 +111,11 @@ pub const GCBE_DEFAULT_MIN_SPAN_US: u32 = 1000;
 impl Default for Config {
     /// The same defaults the BPF side uses while the record was never written.
     fn default() -> Self {
-        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 2, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 1, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US }
+        Config { startup: 1, store: 1, freeze: 0, bw_scale_pct: 100, rwnd_override: 2, max_age_s: 0, suss: 1, suss_k_max: 1, gcbe_median: 1, no_ss_after_start: 1, gcbe_min_span_us: GCBE_DEFAULT_MIN_SPAN_US, bbr_plateau_rtts: BBR_PLATEAU_RTTS_DEFAULT }
     }
 }
 
-pub const CONFIG_KEYS: &[&str] = &["startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss", "suss_k_max", "gcbe_median", "no_ss_after_start", "gcbe_min_span_us"];
+pub const CONFIG_KEYS: &[&str] = &["startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss", "suss_k_max", "gcbe_median", "no_ss_after_start", "gcbe_min_span_us", "bbr_plateau_rtts"];
 
 impl Config {
     pub fn from_bytes(b: &[u8]) -> Config {
@@ -122,13 +133,14 @@ impl Config {
             // Stored as value + 1, so that a record written before the knob existed
             // (0) means the default.
             gcbe_min_span_us: u32_at(b, 40).checked_sub(1).unwrap_or(GCBE_DEFAULT_MIN_SPAN_US),
+            bbr_plateau_rtts: u32_at(b, 44).checked_sub(1).unwrap_or(BBR_PLATEAU_RTTS_DEFAULT),
         };
         // An all-zero record was never written: the BPF side then uses the defaults.
         if c.bw_scale_pct == 0 { Config::default() } else { c }
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        [self.startup, self.store, self.freeze, self.bw_scale_pct, self.rwnd_override, self.max_age_s, self.suss, self.suss_k_max, self.gcbe_median, self.no_ss_after_start, self.gcbe_min_span_us + 1, 0]
+        [self.startup, self.store, self.freeze, self.bw_scale_pct, self.rwnd_override, self.max_age_s, self.suss, self.suss_k_max, self.gcbe_median, self.no_ss_after_start, self.gcbe_min_span_us + 1, self.bbr_plateau_rtts + 1]
             .iter()
             .flat_map(|v| v.to_ne_bytes())
             .collect()
@@ -147,6 +159,7 @@ impl Config {
             "gcbe_median" => self.gcbe_median,
             "no_ss_after_start" => self.no_ss_after_start,
             "gcbe_min_span_us" => self.gcbe_min_span_us,
+            "bbr_plateau_rtts" => self.bbr_plateau_rtts,
             _ => return None,
         })
     }
@@ -179,6 +192,7 @@ impl Config {
             "gcbe_median" => next.gcbe_median = boolean()?,
             "no_ss_after_start" => next.no_ss_after_start = boolean()?,
             "gcbe_min_span_us" => next.gcbe_min_span_us = number()?,
+            "bbr_plateau_rtts" => next.bbr_plateau_rtts = number()?,
             "bw_scale_pct" => next.bw_scale_pct = number()?,
             "max_age_s" => next.max_age_s = number()?,
             "suss_k_max" => next.suss_k_max = number()?,
@@ -194,6 +208,7 @@ impl Config {
         ensure!((1..=4).contains(&self.suss_k_max), "suss_k_max must be 1..4 (growth up to 4x .. 32x)");
         ensure!(self.rwnd_override <= 2, "rwnd_override must be off, on (until the first data ACK) or whole (the whole flow)");
         ensure!(self.gcbe_min_span_us <= 1_000_000, "gcbe_min_span_us must be at most 1000000 (1 s)");
+        ensure!(self.bbr_plateau_rtts <= 2, "bbr_plateau_rtts must be 0 (off), 1 or 2 (BBR counts 3 rounds, the first ACK's is one)");
         for (k, v) in [("startup", self.startup), ("store", self.store), ("freeze", self.freeze), ("suss", self.suss), ("gcbe_median", self.gcbe_median), ("no_ss_after_start", self.no_ss_after_start)] {
             ensure!(v <= 1, "{k} must be 0 or 1");
         }
@@ -285,6 +300,13 @@ mod tests {
         assert_eq!(c.bw_scale_pct, 20, "a refused value changes nothing");
         assert!(c.set("nosuch=1").is_err());
         assert!(c.set("startup").is_err());
+        assert!(c.set("bbr_plateau_rtts=3").is_err(), "BBR has only 3 rounds to credit");
+        c.set("bbr_plateau_rtts=0").unwrap();
+        assert_eq!(Config::from_bytes(&c.to_bytes()), c, "0 (off) survives the + 1 encoding");
+        // A record written before the knob existed (its slot 0) reads as the default.
+        let mut old = c.to_bytes();
+        old[44..48].fill(0);
+        assert_eq!(Config::from_bytes(&old).bbr_plateau_rtts, BBR_PLATEAU_RTTS_DEFAULT);
         assert_eq!(Config::from_bytes(&c.to_bytes()), c);
         assert_eq!(Config::from_bytes(&[0; 48]), Config::default());
         assert_eq!(c.to_bytes().len(), 48, "the size of struct hs_config");

@@ -174,6 +174,16 @@ static void test_startup_rules(void)
 	/* S-BBR: a 100 KB flow may not overwrite a 625 KB BDP entry; a 1 MB one may. */
 	CHECK(!hs_bbr_may_overwrite(100000, 12500000, 50000), "short flow");
 	CHECK(hs_bbr_may_overwrite(1 << 20, 12500000, 50000), "long flow");
+	/* BBR units: 180 Mbit/s = 22.5 MB/s = 15.54 packets/us of 1448 B, x 2^24. */
+	__u32 units = hs_bbr_bw_from_Bps(22500000, 1448);
+	CHECK(units == (__u32)((22500000ULL << 24) / 1448000000ULL), "to BBR units %u", units);
+	__u64 back = hs_bbr_bw_to_Bps(units, 1448);
+	/* one unit is 1448e6 / 2^24 = 86 B/s: the round trip loses less than that */
+	CHECK(back <= 22500000 && back > 22500000 - 87, "round trip %llu", (unsigned long long)back);
+	CHECK(hs_bbr_bw_from_Bps(1ULL << 45, 1448) == ~0U && hs_bbr_bw_from_Bps(1000, 0) == 0, "saturates");
+	/* Plateau credit: 1 RTT -> 1 round pre-counted (first ACK + 1 RTT make 3), 2 -> 0. */
+	CHECK(hs_bbr_plateau_credit(0) == 0 && hs_bbr_plateau_credit(1) == 1 && hs_bbr_plateau_credit(2) == 0, "credit");
+	CHECK(hs_bbr_plateau_credit(9) == 0, "credit beyond BBR's rounds");
 }
 
 static void test_suss_worked_example(void)
