@@ -9,6 +9,7 @@ base = sys.argv[1]
 def rows(d):
     return [json.loads(l) for l in open(os.path.join(base, d, "flows.jsonl")) if l.strip()]
 
+joins = {}
 for d in sorted(os.listdir(base)):
     p = os.path.join(base, d)
     if not os.path.isfile(os.path.join(p, "flows.jsonl")):
@@ -27,7 +28,9 @@ for d in sorted(os.listdir(base)):
                 back = t - join
                 break
         newcc = [r["cc"] for r in rs if abs(r["start_s"] - join) < 1e-9][0]
-        print(f"{d:<10} new flow {newcc:<6} Jain >= 0.9 for 1 s from {back if back is None else round(back, 1)} s after it joined; retrans {sum(r['retrans'] or 0 for r in rs)}")
+        retrans = sum(r['retrans'] or 0 for r in rs)
+        joins.setdefault(newcc, []).append((back, retrans))
+        print(f"{d:<10} new flow {newcc:<6} Jain >= 0.9 for 1 s from {back if back is None else round(back, 1)} s after it joined; retrans {retrans}")
         continue
     for size in sorted({r["size"] for r in rs}):
         f = {cc: statistics.median(r["fct_s"] for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
@@ -39,3 +42,11 @@ for d in sorted(os.listdir(base)):
             extra += f"  slow-start exit cwnd cubic {statistics.median(ex['cubic'])} suss {statistics.median(ex['suss'])}"
         print(f"{d:<10} {size // 1024:>6} KB  FCT cubic {f['cubic'] * 1e3:.0f} ms  suss {f['suss'] * 1e3:.0f} ms  "
               f"reduction {(1 - f['suss'] / f['cubic']) * 100:.1f} %  retrans {rt['cubic']} / {rt['suss']}{extra}")
+
+# Across repetitions: a run that never got back counts as the longest (the median then
+# says so only if most runs never did).
+for cc, runs in sorted(joins.items()):
+    backs = sorted(b if b is not None else float("inf") for b, _ in runs)
+    print(f"join median over {len(runs)} runs: new flow {cc:<6} back at Jain >= 0.9 after "
+          f"{statistics.median(backs):.1f} s (runs: {', '.join(f'{b:.1f}' for b in backs)}); "
+          f"retrans median {statistics.median(r for _, r in runs):.0f}")

@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
 """Per run folder: mean throughput (bytes / FCT including setup) per controller, the
-stateful/kernel ratios, mean queueing delay and retransmissions (S-BBR Table II/IV)."""
+stateful/kernel ratios, mean queueing delay and retransmissions (S-BBR Table II/IV).
+Usage: summarize_tput.py DIR [--markdown]  (--markdown: one table row per run)"""
 import json, os, statistics, sys
 
 base = sys.argv[1]
+markdown = "--markdown" in sys.argv[2:]
+if markdown:
+    print("| run | bbr | s_bbr | ratio | cubic | s_cubic | ratio | queueing bbr / s_bbr / cubic / s_cubic (ms) | retrans bbr / s_bbr / cubic / s_cubic |")
+    print("|---|---|---|---|---|---|---|---|---|")
 for name in sorted(os.listdir(base)):
     path = os.path.join(base, name, "flows.jsonl")
     if not os.path.isfile(path):
         continue
     rows = [json.loads(l) for l in open(path) if l.strip()]
+    # The emulator flags a run whose timing it cannot vouch for (p99 lateness > 1.5 ms).
+    try:
+        acc = json.load(open(os.path.join(base, name, "run.json")))["emulator_accuracy"]
+        if not acc.get("trustworthy", True):
+            name += f" (emulator flagged: p99 lateness {acc['lateness_p99_ms']} ms)"
+    except (OSError, KeyError, ValueError):
+        pass
     rows = [r for r in rows if r["role"] == "measured" and r["fct_s"] is not None]
     tput, qd, rt, n = {}, {}, {}, {}
     for cc in dict.fromkeys(r["cc"] for r in rows):
@@ -23,4 +35,13 @@ for name in sorted(os.listdir(base)):
     for s, k in (("s_bbr", "bbr"), ("s_cubic", "cubic")):
         if s in tput and k in tput and tput[k] > 0:
             ratios.append(f"{s}/{k} {tput[s] / tput[k]:.2f}x")
+    if markdown:
+        def cell(cc, fmt):
+            return fmt(cc) if cc in tput else "–"
+        ratio = lambda s, k: f"**{tput[s] / tput[k]:.2f}×**" if s in tput and k in tput and tput[k] > 0 else "–"
+        ccs = ("bbr", "s_bbr", "cubic", "s_cubic")
+        print(f"| {name} | {cell('bbr', lambda c: f'{tput[c]:.1f}')} | {cell('s_bbr', lambda c: f'{tput[c]:.1f}')} | {ratio('s_bbr', 'bbr')} "
+              f"| {cell('cubic', lambda c: f'{tput[c]:.1f}')} | {cell('s_cubic', lambda c: f'{tput[c]:.1f}')} | {ratio('s_cubic', 'cubic')} "
+              f"| {' / '.join(cell(c, lambda c: f'{qd[c]:.1f}') for c in ccs)} | {' / '.join(cell(c, lambda c: str(rt[c])) for c in ccs)} |")
+        continue
     print(f"{name:<28} {cells}\n{'':<28} {'  '.join(ratios)}")

@@ -4,6 +4,7 @@
 #   INITRWND (environment): the clients' initial receive window in MSS (179 is like
 #     Windows 10; default Linux's, which grows about 2x per RTT and caps a 4x growth)
 #   PARTS (environment): any of fct,large,cwnd,join (default all)
+#   JOIN_REPS (environment): repetitions of the fairness run, alternating cubic/suss (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
@@ -25,9 +26,10 @@ want large && $HS lab sweep --cc cubic,suss --sizes 100m --rtt 50ms --reps 3 --s
 want cwnd && $HS lab sweep --cc cubic,suss --sizes 1m --rtt 100ms --reps 1 --sample 1ms "${rwnd_flag[@]}" \
   --quiet --out "$OUT/cwnd-1m" > "$OUT/cwnd-1m.txt"
 # 3. Fairness: a fifth flow joins four long cubic flows at 10 s (SUSS Fig. 15).
-want join && for newcc in 0 1; do
-  cat > "$OUT/join-$newcc.toml" <<TOML
-name = "join-$newcc"
+want join && for rep in $(seq 1 "${JOIN_REPS:-5}"); do for newcc in 0 1; do
+  name="join-$newcc-$rep"
+  cat > "$OUT/$name.toml" <<TOML
+name = "$name"
 $rwnd_toml
 [link]
 rate = "100mbit"
@@ -54,6 +56,6 @@ start = "10s"
 size = "40m"
 cc = $newcc
 TOML
-  $HS lab run "$OUT/join-$newcc.toml" --quiet --out "$OUT/join-$newcc" > "$OUT/join-$newcc.txt"
-done
+  $HS lab run "$OUT/$name.toml" --quiet --out "$OUT/$name" > "$OUT/$name.txt"
+done; done
 python3 bench/summarize_suss.py "$OUT"

@@ -63,10 +63,13 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 	return hs_bbr_bw_to_Bps(bw, hs_tcp_sk(sk)->mss_cache);
 }
 
-/* Tell BBR's STARTUP the cached bandwidth is a plateau already seen (startup.h), so
- * it leaves STARTUP's 2.885 gain `rtts` RTTs after the first ACK unless this flow
- * finds 25 % more. Without it, the cached rate and window are floors from which
- * STARTUP overshoots for ~4 rounds before it drains (the measured queueing delay). */
+/* Knob bbr_plateau_rtts (off by default): tell BBR's STARTUP the cached bandwidth is a
+ * plateau already seen (startup.h), so it leaves STARTUP's 2.885 gain `rtts` RTTs after
+ * the first ACK unless this flow finds 25 % more. Off, the cached rate and window are
+ * floors from which STARTUP overshoots for ~4 rounds (the authors' code). Not the
+ * default because with rtts = 1 the test only sees the first RTT, paced at the cached
+ * rate, so it can never find more: an underestimated entry then holds the flow and
+ * its stored estimate down (BENCHMARKS.md, Issue 5). */
 static __always_inline void s_bbr_credit_plateau(struct sock *sk, const struct hs_path *path,
 						 const struct hs_config *cfg)
 {

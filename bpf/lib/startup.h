@@ -88,7 +88,7 @@ HS_INLINE __u32 hs_bbr_bw_from_Bps(__u64 bw_Bps, __u32 mss)
  * rate sample is itself a round start) unless this flow sees 25 % more than the cache.
  * rtts = 0: no credit (returns 0, like BBR's own init). */
 #define HS_BBR_FULL_BW_ROUNDS 3
-#define HS_BBR_PLATEAU_RTTS_DEFAULT 1
+#define HS_BBR_PLATEAU_RTTS_DEFAULT 0  /* off: see s_bbr.bpf.c */
 
 HS_INLINE __u32 hs_bbr_plateau_credit(__u32 rtts)
 {

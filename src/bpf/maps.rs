@@ -99,7 +99,7 @@ pub struct Config {
 }
 
 /// HS_BBR_PLATEAU_RTTS_DEFAULT in bpf/lib/startup.h.
-pub const BBR_PLATEAU_RTTS_DEFAULT: u32 = 1;
+pub const BBR_PLATEAU_RTTS_DEFAULT: u32 = 0;
 
 fn default_bbr_plateau_rtts() -> u32 {
     BBR_PLATEAU_RTTS_DEFAULT
