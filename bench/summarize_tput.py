@@ -31,17 +31,18 @@ for name in sorted(os.listdir(base)):
         qd[cc] = statistics.mean(q) if q else float("nan")
         rt[cc] = sum(r["retrans"] or 0 for r in mine)
     cells = "  ".join(f"{cc} {tput[cc]:.1f} Mbit/s (n={n[cc]}, qdelay {qd[cc]:.1f} ms, retrans {rt[cc]})" for cc in tput)
-    ratios = []
-    for s, k in (("s_bbr", "bbr"), ("s_cubic", "cubic")):
-        if s in tput and k in tput and tput[k] > 0:
-            ratios.append(f"{s}/{k} {tput[s] / tput[k]:.2f}x")
+    ratio = {s: tput[s] / tput[k] for s, k in (("s_bbr", "bbr"), ("s_cubic", "cubic"))
+             if s in tput and k in tput and tput[k] > 0}
     if markdown:
-        def cell(cc, fmt):
-            return fmt(cc) if cc in tput else "–"
-        ratio = lambda s, k: f"**{tput[s] / tput[k]:.2f}×**" if s in tput and k in tput and tput[k] > 0 else "–"
-        ccs = ("bbr", "s_bbr", "cubic", "s_cubic")
-        print(f"| {name} | {cell('bbr', lambda c: f'{tput[c]:.1f}')} | {cell('s_bbr', lambda c: f'{tput[c]:.1f}')} | {ratio('s_bbr', 'bbr')} "
-              f"| {cell('cubic', lambda c: f'{tput[c]:.1f}')} | {cell('s_cubic', lambda c: f'{tput[c]:.1f}')} | {ratio('s_cubic', 'cubic')} "
-              f"| {' / '.join(cell(c, lambda c: f'{qd[c]:.1f}') for c in ccs)} | {' / '.join(cell(c, lambda c: str(rt[c])) for c in ccs)} |")
+        def col(d, cc, fmt):
+            return format(d[cc], fmt) if cc in d else "–"
+        def ratio_col(cc):
+            return f"**{ratio[cc]:.2f}×**" if cc in ratio else "–"
+        cols = [col(tput, "bbr", ".1f"), col(tput, "s_bbr", ".1f"), ratio_col("s_bbr"),
+                col(tput, "cubic", ".1f"), col(tput, "s_cubic", ".1f"), ratio_col("s_cubic"),
+                " / ".join(col(qd, c, ".1f") for c in ("bbr", "s_bbr", "cubic", "s_cubic")),
+                " / ".join(col(rt, c, "d") for c in ("bbr", "s_bbr", "cubic", "s_cubic"))]
+        print(f"| {name} | {' | '.join(cols)} |")
         continue
-    print(f"{name:<28} {cells}\n{'':<28} {'  '.join(ratios)}")
+    ratios = "  ".join(f"{s}/{k} {ratio[s]:.2f}x" for s, k in (("s_bbr", "bbr"), ("s_cubic", "cubic")) if s in ratio)
+    print(f"{name:<28} {cells}\n{'':<28} {ratios}")

@@ -5,9 +5,9 @@
  * advertises only ~64 KB at first, which would cap it. The congestion control cannot
  * write tp->snd_wnd, so this program, on the server's ingress, raises the window
  * field of incoming ACKs of the flows the controllers put in hs_rwnd to the value
- * stored there (the start window in the peer's scale, so never more than the flow
- * needs), fixing the TCP checksum. A larger window passes as it is; a zero window is
- * left alone: the receiver really is full. Everything else passes untouched. */
+ * stored there (a raw window field, the peer's scale applies; stateful.h stores the
+ * largest, 0xffff), fixing the TCP checksum. A larger window passes as it is; a zero
+ * window is left alone: the receiver really is full. Everything else passes untouched. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>

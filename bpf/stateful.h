@@ -70,8 +70,9 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
 	}
 	st->startup = 1;
 	if (cfg->rwnd_override) {
-		/* The window field the tc program writes (the peer's scale applies):
-		 * the largest there is, for the ACKs before the first data ACK only. */
+		/* The window field the tc program writes (the peer's scale applies): the
+		 * largest there is, until hs_unmark (first data ACK or first sign of loss,
+		 * by rwnd_override). */
 		__u32 field = 0xffff;
 
 		hs_flow_key_of(sk, &st->rwnd_key);
@@ -87,7 +88,7 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
  * whole flow even through losses, it let the sender run past the
  * receiver's real window whenever a loss held rcv_nxt back: the receiver discarded
  * those segments (TcpExt BeyondWindow: 430 of 475 retransmissions in 60 S-BBR flows
- * at 180 Mbit/s with 0.1 % loss), and sent them again cost more than the window saved. */
+ * at 180 Mbit/s with 0.1 % loss), and sending them again cost more than the window saved. */
 static __always_inline void hs_unmark(struct hs_start *st);
 
 static __always_inline void hs_end_startup(struct sock *sk, struct hs_start *st)
