@@ -212,6 +212,39 @@ fn poisson_and_competing_workloads() {
     assert!(rows.iter().all(|r| r.error.is_none()));
     assert_eq!(rows.iter().map(|r| r.client).max(), Some(2), "flows spread over 3 clients");
 
+    // Side by side: each controller has a copy of the link to itself, so two 3+ MB
+    // flows that start together both run near the link rate (sharing one link, each
+    // would get half).
+    let parallel = t.path().join("parallel.toml");
+    std::fs::write(
+        &parallel,
+        r#"
+        [link]
+        rate = "20mbit"
+        rtt = "20ms"
+        [workload]
+        kind = "poisson"
+        cc = ["cubic", "bbr"]
+        mean_size = "5m"
+        utilization = 0.5
+        flows = 1
+        clients = 1
+        parallel = true
+        "#,
+    )
+    .unwrap();
+    let par = t.path().join("par");
+    ok(&["lab", "run", parallel.to_str().unwrap(), "--quiet", "--no-plot", "--out", par.to_str().unwrap()]);
+    let rows = measured(&par);
+    assert_eq!(rows.len(), 2);
+    assert_eq!((rows[0].cc.as_str(), rows[0].client, rows[1].cc.as_str(), rows[1].client), ("cubic", 0, "bbr", 1));
+    assert!((rows[0].start_s - rows[1].start_s).abs() < 0.2, "started together: {} vs {} s", rows[0].start_s, rows[1].start_s);
+    for r in &rows {
+        assert!(r.size >= 3_000_000, "Pareto(2.5) with mean 5 MB starts at 3 MB");
+        let omega = r.omega.unwrap();
+        assert!(omega > 0.65, "{} on its own link: Ω {omega}", r.cc);
+    }
+
     let competing = t.path().join("competing.toml");
     std::fs::write(
         &competing,

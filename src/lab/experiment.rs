@@ -222,6 +222,12 @@ pub enum WorkloadText {
         /// peers through the path table.
         #[serde(default = "default_peers")]
         peers_per_client: usize,
+        /// Run the controllers at the same time, each with its own clients behind its
+        /// own copy of the link (same model, same trace timeline), instead of one after
+        /// the other on one link: the same comparison in a fraction of the time on a
+        /// slow link.
+        #[serde(default)]
+        parallel: bool,
     },
     /// Long flows from several clients with start offsets; throughput over time.
     Competing {
@@ -286,7 +292,7 @@ pub struct ExperimentText {
 #[derive(Clone, Debug)]
 pub enum Workload {
     Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, ipv6: bool },
-    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize },
+    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool },
     Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
 }
 
@@ -338,9 +344,18 @@ impl ExperimentText {
                 let warm_size = warm_size.as_deref().map(units::parse_size).transpose()?;
                 Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
             }
-            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client } => {
+            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel } => {
+                let ccs = parse_ccs(cc)?;
+                let all_clients = if *parallel { *clients * ccs.len() } else { *clients };
+                if *parallel {
+                    // The server's route (initcwnd, HTTP mode's congctl) is one for all
+                    // clients, so the controllers running side by side must agree on it.
+                    ensure!(!self.http, "parallel runs need the lab's own server, not the HTTP mode");
+                    ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel runs need one initcwnd for all controllers");
+                    ensure!(all_clients <= 64, "parallel: clients x controllers must be at most 64");
+                }
                 ensure!(
-                    *peers_per_client >= 1 && (*peers_per_client - 1) * *clients <= crate::lab::topology::MAX_ALIASES,
+                    *peers_per_client >= 1 && (*peers_per_client - 1) * all_clients <= crate::lab::topology::MAX_ALIASES,
                     "peers_per_client must be 1..{} in all",
                     crate::lab::topology::MAX_ALIASES
                 );
@@ -351,7 +366,7 @@ impl ExperimentText {
                 let mean_size = units::parse_size(mean_size)?;
                 ensure!(mean_size >= 100, "mean size must be at least 100 bytes");
                 Workload::Poisson {
-                    cc: parse_ccs(cc)?,
+                    cc: ccs,
                     mean_size,
                     alpha: *alpha,
                     utilization: *utilization,
@@ -360,6 +375,7 @@ impl ExperimentText {
                     seed: *seed,
                     warm: *warm,
                     peers_per_client: *peers_per_client,
+                    parallel: *parallel,
                 }
             }
             WorkloadText::Competing { cc, flows, bin } => {
@@ -403,6 +419,7 @@ impl Workload {
     pub fn clients(&self) -> usize {
         match self {
             Workload::Sweep { .. } => 1,
+            Workload::Poisson { clients, parallel: true, cc, .. } => *clients * cc.len(),
             Workload::Poisson { clients, .. } => *clients,
             Workload::Competing { flows, .. } => flows.len(),
         }
@@ -468,5 +485,26 @@ mod tests {
         let e: ExperimentText = toml::from_str(ok).unwrap();
         assert!(matches!(e.workload, WorkloadText::Sweep { reps: 3, .. }));
         assert!(toml::from_str::<ExperimentText>(&ok.replace("sizes", "sizez")).is_err());
+    }
+
+    #[test]
+    fn parallel_poisson_gives_each_controller_its_clients_and_link() {
+        let text = |ccs: &str, extra: &str| {
+            format!(
+                "[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n{extra}\n[workload]\nkind = \"poisson\"\ncc = [{ccs}]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\nclients = 2\nparallel = true\n"
+            )
+        };
+        let exp = |t: String| toml::from_str::<ExperimentText>(&t).unwrap().validate();
+        let e = exp(text(r#""cubic", "bbr", "reno""#, "")).unwrap();
+        assert_eq!(e.workload.clients(), 6);
+        assert_eq!(crate::lab::lab::client_links(&e.workload), vec![0, 0, 1, 1, 2, 2]);
+        // One server route for all: controllers side by side must share the initcwnd.
+        let err = exp(text(r#""cubic", "cubic:iw100""#, "")).unwrap_err();
+        assert!(err.to_string().contains("one initcwnd"), "{err}");
+        let err = exp(text(r#""cubic", "bbr""#, "").replace("[link]", "http = true\n[link]")).unwrap_err();
+        assert!(err.to_string().contains("HTTP"), "{err}");
+        let sequential = exp(text(r#""cubic", "bbr""#, "").replace("parallel = true", "")).unwrap();
+        assert_eq!(sequential.workload.clients(), 2);
+        assert!(crate::lab::lab::client_links(&sequential.workload).is_empty());
     }
 }

@@ -91,7 +91,7 @@ impl Lab {
         let external_before = read_external(&topo)?;
         let origin = Instant::now();
         let emulator = Emulator::start(
-            EmulatorSpec { down, up, series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns() },
+            EmulatorSpec { down, up, series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns(), client_link: client_links(&exp.workload) },
             server_fd,
             (topo.server.v4, topo.server.v6),
             clients,
@@ -228,6 +228,15 @@ impl Lab {
         report.server_tcpext = server_tcpext;
         report.client_tcpext = client_tcpext;
         Ok(report)
+    }
+}
+
+/// The copy of the link each client sits behind: in a parallel Poisson run the clients
+/// of controller k (k * clients .. (k + 1) * clients) have copy k; otherwise all share one.
+pub fn client_links(w: &crate::lab::experiment::Workload) -> Vec<usize> {
+    match w {
+        crate::lab::experiment::Workload::Poisson { parallel: true, clients, .. } => (0..w.clients()).map(|i| i / clients).collect(),
+        _ => Vec::new(),
     }
 }
 

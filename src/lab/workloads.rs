@@ -85,27 +85,46 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             }
             pb.finish_and_clear();
         }
-        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client } => {
+        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel } => {
             let schedule = poisson_schedule(*mean_size, *alpha, *utilization, *flows, exp.link.capacity_bps, *seed);
             let pb = progress((cc.len() * (*flows as usize + if *warm { *clients } else { 0 })) as u64, quiet);
-            for c in cc {
-                for client in 0..*clients {
+            // One controller's whole sequence on clients first..first+clients: an empty
+            // history, the warm-up flows, then the schedule.
+            let sequence = |c: &CcSpec, first: usize| -> Result<Vec<(FlowOutcome, &'static str)>> {
+                for client in first..first + *clients {
                     lab.forget_peers(client); // each controller starts from an empty history
                 }
+                let mut out = Vec::new();
                 if *warm {
-                    for client in 0..*clients {
-                        let o = lab.flow(client, 0, c, (*mean_size).max(256 * 1024), false)?;
-                        push(&mut rows, &mut keys, o, "warmup", 0, false);
+                    for client in first..first + *clients {
+                        out.push((lab.flow(client, 0, c, (*mean_size).max(256 * 1024), false)?, "warmup"));
                         pb.inc(1);
                     }
                     std::thread::sleep(settle_time(exp));
                 }
-                pb.set_message(c.label.clone());
-                let outcomes = run_concurrent(&lab, c, &schedule, *clients, *peers_per_client, &pb)?;
-                for o in outcomes {
-                    push(&mut rows, &mut keys, o, "measured", 0, false);
+                for o in run_concurrent(&lab, c, &schedule, first, *clients, *peers_per_client, &pb)? {
+                    out.push((o, "measured"));
                 }
-                std::thread::sleep(settle_time(exp) * 2);
+                Ok(out)
+            };
+            let per_cc: Vec<Vec<(FlowOutcome, &str)>> = if *parallel {
+                pb.set_message(format!("{} side by side", cc.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")));
+                let sequence = &sequence;
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = cc.iter().enumerate().map(|(k, c)| s.spawn(move || sequence(c, k * *clients))).collect();
+                    handles.into_iter().map(|h| h.join().map_err(|_| anyhow::anyhow!("controller thread panicked"))?).collect::<Result<Vec<_>>>()
+                })?
+            } else {
+                let mut all = Vec::new();
+                for c in cc {
+                    pb.set_message(c.label.clone());
+                    all.push(sequence(c, 0)?);
+                    std::thread::sleep(settle_time(exp) * 2);
+                }
+                all
+            };
+            for (o, role) in per_cc.into_iter().flatten() {
+                push(&mut rows, &mut keys, o, role, 0, false);
             }
             pb.finish_and_clear();
         }
@@ -176,16 +195,16 @@ pub fn poisson_schedule(mean_size: u64, alpha: f64, utilization: f64, flows: u32
         .collect()
 }
 
-/// Flow i comes from client i mod clients, peer (i / clients) mod peers: every peer
-/// address in turn.
-fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+/// Flow i comes from client first + i mod clients, peer (i / clients) mod peers: every
+/// peer address in turn.
+fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], first: usize, clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (i, &(at, size)) in schedule.iter().enumerate() {
             wait_until(t0 + Duration::from_secs_f64(at), &lab.interrupt)?;
             handles.push(s.spawn(move || {
-                let r = lab.flow(i % clients, (i / clients) % peers, cc, size, false);
+                let r = lab.flow(first + i % clients, (i / clients) % peers, cc, size, false);
                 pb.inc(1);
                 r
             }));

@@ -141,6 +141,20 @@ pub struct DirectionCounters {
     pub dropped_buffer: u64,
 }
 
+impl DirectionCounters {
+    /// The counters of two copies of a link, summed.
+    pub fn plus(self, o: DirectionCounters) -> DirectionCounters {
+        DirectionCounters {
+            offered: self.offered + o.offered,
+            accepted: self.accepted + o.accepted,
+            delivered: self.delivered + o.delivered,
+            delivered_bytes: self.delivered_bytes + o.delivered_bytes,
+            dropped_loss: self.dropped_loss + o.dropped_loss,
+            dropped_buffer: self.dropped_buffer + o.dropped_buffer,
+        }
+    }
+}
+
 /// One direction of the link. `P` is whatever the I/O layer needs to find the packet
 /// again (a buffer index); the model never looks inside it.
 pub struct Direction<P> {

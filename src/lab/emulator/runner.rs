@@ -1,14 +1,17 @@
 //! The emulator's I/O: one thread, pinned to its own core, moving IP packets between
 //! the server's TUN device and the clients' TUN devices through the bottleneck model.
 //! Downlink (server → clients) and uplink (clients → server) are one `Direction` each,
-//! shared by all clients, so the clients compete for one bottleneck as in a dumbbell.
+//! shared by all clients, so the clients compete for one bottleneck as in a dumbbell —
+//! unless `client_link` gives clients copies of the link of their own (the same model
+//! and trace, started at the same instant), so that several experiments run side by
+//! side without touching each other.
 //!
 //! The loop asks the model when the next packet is due, sleeps in ppoll() until then
 //! (or until a packet arrives), and spins for the last few microseconds so that timer
 //! slack does not become delay error. Every delivery records its lateness against the
 //! model's schedule, so a run always says how faithful its link was.
 
-use super::model::{Direction, DirectionConfig, Verdict};
+use super::model::{Direction, DirectionConfig, DirectionCounters, Verdict};
 use super::stats::{EmulatorReport, FlowKey, FlowStats};
 use crate::sys;
 use anyhow::{bail, Context, Result};
@@ -38,6 +41,15 @@ pub struct EmulatorSpec {
     pub cpu: Option<usize>,
     /// The model's time 0 on the CLOCK_MONOTONIC scale (where traces start).
     pub origin_ns: u64,
+    /// The copy of the link each client sits behind (empty: all share copy 0).
+    pub client_link: Vec<usize>,
+}
+
+impl EmulatorSpec {
+    /// How many independent copies of the link the emulator runs.
+    pub fn links(&self) -> usize {
+        self.client_link.iter().max().map_or(1, |m| m + 1)
+    }
 }
 
 /// Opens a TUN device named `name` inside the namespace `ns`. The device lives in that
@@ -154,8 +166,9 @@ struct Loop {
     server_v6: [u8; 16],
     clients: Vec<ClientPort>,
     client_by_addr: HashMap<[u8; 16], usize>,
-    down: Direction<Slot>,
-    up: Direction<Slot>,
+    /// One per copy of the link (see `EmulatorSpec::client_link`).
+    down: Vec<Direction<Slot>>,
+    up: Vec<Direction<Slot>>,
     pool: Vec<u8>,
     free: Vec<u32>,
     report: EmulatorReport,
@@ -183,13 +196,15 @@ impl Loop {
             client_by_addr.insert(key16(IpAddr::V4(c.v4)), i);
             client_by_addr.insert(key16(IpAddr::V6(c.v6)), i);
         }
+        anyhow::ensure!(spec.client_link.is_empty() || spec.client_link.len() == clients.len(), "one link per client");
         let mut report = EmulatorReport::new(&spec);
         report.pool_slots = slots as u64;
         report.pool_locked = locked;
+        let links = spec.links();
         Ok(Loop {
             start_ns: spec.origin_ns,
-            down: Direction::new(spec.down.clone()),
-            up: Direction::new(spec.up.clone()),
+            down: (0..links).map(|_| Direction::new(spec.down.clone())).collect(),
+            up: (0..links).map(|_| Direction::new(spec.up.clone())).collect(),
             spec,
             server,
             server_v4: server_addrs.0.octets(),
@@ -211,10 +226,7 @@ impl Loop {
         while !stop.load(Ordering::Relaxed) {
             let now = self.now();
             self.deliver_due(now);
-            let next = [self.down.next_delivery_ns(), self.up.next_delivery_ns()]
-                .into_iter()
-                .flatten()
-                .min();
+            let next = self.down.iter().chain(&self.up).filter_map(|d| d.next_delivery_ns()).min();
             let wait = next.map_or(MAX_SLEEP_NS, |t| t.saturating_sub(now)).min(MAX_SLEEP_NS);
             if wait > SPIN_NS {
                 let ts = libc::timespec { tv_sec: 0, tv_nsec: (wait - SPIN_NS / 2) as i64 };
@@ -235,8 +247,8 @@ impl Loop {
             }
         }
         self.report.elapsed_ns = self.now();
-        self.report.down = self.down.counters;
-        self.report.up = self.up.counters;
+        self.report.down = self.down.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
+        self.report.up = self.up.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
         self.report.flows = std::mem::take(&mut self.flows);
         Ok(std::mem::replace(&mut self.report, EmulatorReport::new(&self.spec)))
     }
@@ -275,9 +287,13 @@ impl Loop {
             return;
         };
         let downlink = from == 0;
+        let mut link = if downlink { 0 } else { self.link_of(from - 1) };
         let out_fd = if downlink {
             match self.client_by_addr.get(&hdr.dst) {
-                Some(&c) => self.clients[c].fd.as_raw_fd(),
+                Some(&c) => {
+                    link = self.link_of(c);
+                    self.clients[c].fd.as_raw_fd()
+                }
                 None => {
                     self.report.unroutable += 1;
                     self.free.push(slot);
@@ -302,7 +318,7 @@ impl Loop {
         let flow = hdr.ports.map(|(sport, dport)| {
             if downlink { (FlowKey { addr: hdr.dst, port: dport }, hdr.syn) } else { (FlowKey { addr: hdr.src, port: sport }, hdr.syn) }
         });
-        let dir = if downlink { &mut self.down } else { &mut self.up };
+        let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
         let verdict = dir.offer(now, len as u32, Slot { index: slot, out_fd, flow });
         if let Some((key, syn)) = flow {
             let st = self.flows.entry(key).or_default();
@@ -321,10 +337,14 @@ impl Loop {
         }
     }
 
+    fn link_of(&self, client: usize) -> usize {
+        self.spec.client_link.get(client).copied().unwrap_or(0)
+    }
+
     fn deliver_due(&mut self, now: u64) {
-        for downlink in [true, false] {
+        for (downlink, link) in (0..self.down.len()).map(|l| (true, l)).chain((0..self.up.len()).map(|l| (false, l))) {
             loop {
-                let dir = if downlink { &mut self.down } else { &mut self.up };
+                let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
                 let Some(d) = dir.pop_due(now) else { break };
                 let slot = d.payload;
                 let off = slot.index as usize * SLOT_BYTES;
@@ -395,7 +415,7 @@ fn pool_slots(spec: &EmulatorSpec) -> usize {
         d.buffer_bytes.min(1 << 30) + (bps / 8.0 * d.delay_ns as f64 / 1e9) as u64
     };
     let packets = (in_flight(&spec.down) + in_flight(&spec.up).min(in_flight(&spec.down))) / 1400;
-    (2 * packets as usize + 4096).min(MAX_POOL_SLOTS)
+    (2 * packets as usize * spec.links() + 4096).min(MAX_POOL_SLOTS)
 }
 
 pub fn key16(addr: IpAddr) -> [u8; 16] {
