@@ -39,6 +39,18 @@ fn ok(args: &[&str]) -> String {
     out
 }
 
+/// Writes `toml` to `<name>.toml` in `t`, runs it with `lab run` (plus `extra`) and
+/// returns its output folder.
+fn run_experiment(t: &TempDir, name: &str, toml: &str, extra: &[&str]) -> PathBuf {
+    let file = t.path().join(format!("{name}.toml"));
+    std::fs::write(&file, toml).unwrap();
+    let out = t.path().join(name);
+    let mut args = vec!["lab", "run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    ok(&args);
+    out
+}
+
 #[test]
 fn bulk_flow_gets_the_configured_rate_and_rtt() {
     let t = TempDir::new("rate");
@@ -188,9 +200,9 @@ fn static_initial_window_baseline_sends_more_in_the_first_round() {
 #[test]
 fn poisson_and_competing_workloads() {
     let t = TempDir::new("workloads");
-    let poisson = t.path().join("poisson.toml");
-    std::fs::write(
-        &poisson,
+    let pout = run_experiment(
+        &t,
+        "poisson",
         r#"
         [link]
         rate = "20mbit"
@@ -203,10 +215,8 @@ fn poisson_and_competing_workloads() {
         flows = 30
         clients = 3
         "#,
-    )
-    .unwrap();
-    let pout = t.path().join("p");
-    ok(&["lab", "run", poisson.to_str().unwrap(), "--quiet", "--no-plot", "--out", pout.to_str().unwrap()]);
+        &["--no-plot"],
+    );
     let rows = measured(&pout);
     assert_eq!(rows.len(), 60);
     assert!(rows.iter().all(|r| r.error.is_none()));
@@ -215,9 +225,9 @@ fn poisson_and_competing_workloads() {
     // Side by side: each controller has a copy of the link to itself, so two 3+ MB
     // flows that start together both run near the link rate (sharing one link, each
     // would get half).
-    let parallel = t.path().join("parallel.toml");
-    std::fs::write(
-        &parallel,
+    let par = run_experiment(
+        &t,
+        "parallel",
         r#"
         [link]
         rate = "20mbit"
@@ -231,10 +241,8 @@ fn poisson_and_competing_workloads() {
         clients = 1
         parallel = true
         "#,
-    )
-    .unwrap();
-    let par = t.path().join("par");
-    ok(&["lab", "run", parallel.to_str().unwrap(), "--quiet", "--no-plot", "--out", par.to_str().unwrap()]);
+        &["--no-plot"],
+    );
     let rows = measured(&par);
     assert_eq!(rows.len(), 2);
     assert_eq!((rows[0].cc.as_str(), rows[0].client, rows[1].cc.as_str(), rows[1].client), ("cubic", 0, "bbr", 1));
@@ -245,9 +253,9 @@ fn poisson_and_competing_workloads() {
         assert!(omega > 0.65, "{} on its own link: Ω {omega}", r.cc);
     }
 
-    let competing = t.path().join("competing.toml");
-    std::fs::write(
-        &competing,
+    let cout = run_experiment(
+        &t,
+        "competing",
         r#"
         [link]
         rate = "20mbit"
@@ -263,10 +271,8 @@ fn poisson_and_competing_workloads() {
         start = "1s"
         size = "4m"
         "#,
-    )
-    .unwrap();
-    let cout = t.path().join("c");
-    ok(&["lab", "run", competing.to_str().unwrap(), "--quiet", "--out", cout.to_str().unwrap()]);
+        &[],
+    );
     let csv = std::fs::read_to_string(cout.join("throughput.csv")).unwrap();
     // While both run, the link is shared: their sum stays at the link rate.
     let mut sum_by_t = std::collections::BTreeMap::<String, f64>::new();

@@ -345,28 +345,14 @@ impl ExperimentText {
                 Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
             }
             WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel } => {
-                let ccs = parse_ccs(cc)?;
-                let all_clients = if *parallel { *clients * ccs.len() } else { *clients };
-                if *parallel {
-                    // The server's route (initcwnd, HTTP mode's congctl) is one for all
-                    // clients, so the controllers running side by side must agree on it.
-                    ensure!(!self.http, "parallel runs need the lab's own server, not the HTTP mode");
-                    ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel runs need one initcwnd for all controllers");
-                    ensure!(all_clients <= 64, "parallel: clients x controllers must be at most 64");
-                }
-                ensure!(
-                    *peers_per_client >= 1 && (*peers_per_client - 1) * all_clients <= crate::lab::topology::MAX_ALIASES,
-                    "peers_per_client must be 1..{} in all",
-                    crate::lab::topology::MAX_ALIASES
-                );
                 ensure!(*alpha > 1.0, "Pareto alpha must be > 1 for a finite mean");
                 ensure!(*utilization > 0.0 && *utilization < 1.0, "utilization must be in (0, 1)");
                 ensure!((1..=100_000).contains(flows), "flows must be between 1 and 100000");
                 ensure!((1..=64).contains(clients), "clients must be between 1 and 64");
                 let mean_size = units::parse_size(mean_size)?;
                 ensure!(mean_size >= 100, "mean size must be at least 100 bytes");
-                Workload::Poisson {
-                    cc: ccs,
+                let w = Workload::Poisson {
+                    cc: parse_ccs(cc)?,
                     mean_size,
                     alpha: *alpha,
                     utilization: *utilization,
@@ -376,7 +362,21 @@ impl ExperimentText {
                     warm: *warm,
                     peers_per_client: *peers_per_client,
                     parallel: *parallel,
+                };
+                if *parallel {
+                    // The server's route (initcwnd, HTTP mode's congctl) is one for all
+                    // clients, so the controllers running side by side must agree on it.
+                    let ccs = w.ccs();
+                    ensure!(!self.http, "parallel runs need the lab's own server, not the HTTP mode");
+                    ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel runs need one initcwnd for all controllers");
+                    ensure!(w.clients() <= 64, "parallel: clients x controllers must be at most 64");
                 }
+                ensure!(
+                    *peers_per_client >= 1 && (*peers_per_client - 1) * w.clients() <= crate::lab::topology::MAX_ALIASES,
+                    "peers_per_client must be 1..{} in all",
+                    crate::lab::topology::MAX_ALIASES
+                );
+                w
             }
             WorkloadText::Competing { cc, flows, bin } => {
                 let ccs = parse_ccs(cc)?;
