@@ -12,6 +12,7 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=bpf");
     println!("cargo:rerun-if-changed=/sys/kernel/btf/vmlinux");
+    git_commit();
 
     let vmlinux = out.join("vmlinux.h");
     let dump = Command::new("bpftool")
@@ -36,4 +37,20 @@ fn main() {
             .unwrap_or_else(|e| panic!("cannot run clang ({e}): run scripts/setup.sh (apt-get install clang)"));
         assert!(status.success(), "clang failed on {src}");
     }
+}
+
+/// HEADSTART_GIT_COMMIT: the commit built, "+dirty" with uncommitted changes, for
+/// run.json (what a measurement ran with). "unknown" outside a git checkout.
+fn git_commit() {
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/index");
+    let git = |args: &[&str]| Command::new("git").args(args).output().ok().filter(|o| o.status.success()).map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = match git(&["rev-parse", "HEAD"]) {
+        Some(head) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            format!("{head}{}", if dirty { "+dirty" } else { "" })
+        }
+        None => "unknown".to_string(),
+    };
+    println!("cargo:rustc-env=HEADSTART_GIT_COMMIT={commit}");
 }

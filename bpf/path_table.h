@@ -4,64 +4,15 @@
  *   hs_config    research knobs, one record, written by `headstart config`
  *   hs_counters  per-controller event counters (per CPU)
  *   hs_rwnd      flows whose incoming ACKs the tc program may open the window of
- * The record layouts are mirrored in src/bpf/maps.rs; keep them in step. */
+ * The records themselves are defined in records.h, the one contract with the tool. */
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
 
 #include <bpf/bpf_endian.h>
+#include "records.h"
 
 
 #define HS_PATHS_DEFAULT_ENTRIES (1 << 20)
-
-struct hs_addr {
-	__u8 bytes[16];             /* IPv6, or IPv4 mapped as ::ffff:a.b.c.d */
-};
-
-struct hs_path {
-	__u64 bw_Bps;               /* estimated bottleneck bandwidth, bytes/s */
-	__u64 stored_ns;            /* CLOCK_BOOTTIME when stored */
-	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
-	__u32 flows;                /* flows that stored into this entry */
-	__u32 source;               /* HS_CC_* of the controller that stored it */
-	__u32 reserved;
-};
-
-enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT = 3 };
-
-enum hs_counter {
-	HS_FLOWS = 0,      /* flows that started with this controller */
-	HS_HITS,           /* ... and found their peer in the table (stateful start) */
-	HS_MISSES,         /* ... and did not */
-	HS_COLLISIONS,     /* ... found an entry for another peer: impossible with full keys */
-	HS_STORES,         /* flows that stored an estimate at termination */
-	HS_DISCARDS,       /* flows whose estimate was not worth storing (BDP <= IW) */
-	HS_SKIPPED,        /* flows that did not store by rule (frozen, short S-BBR flow) */
-	HS_EXPIRED,        /* hits ignored because the entry was older than max_age */
-	HS_COUNTERS_PER_CC = 8,
-};
-
-struct hs_config {
-	__u32 startup;              /* 1: stateful start on a hit */
-	__u32 store;                /* 1: store the estimate at termination */
-	__u32 freeze;               /* 1: never overwrite an existing entry (S-Cubic*) */
-	__u32 bw_scale_pct;         /* cached bw x pct/100 at startup (100 = as measured) */
-	__u32 rwnd_override;        /* open stateful flows' window: 1 until the first data ACK, 2 (default) until the first sign of loss */
-	__u32 max_age_s;            /* ignore entries older than this (0 = forever) */
-	__u32 suss;                 /* 1: SUSS acceleration on (suss controller) */
-	__u32 suss_k_max;           /* SUSS's k_max (Appendix A): G up to 2^(k+1); 0 = 1 */
-	__u32 gcbe_median;          /* 1 (default): store the median of the last L GCBE estimates; 0: their max (eq. 8) */
-	__u32 no_ss_after_start;    /* 1 (default): ssthresh = cwnd when the startup ends; 0: slow start goes on (the paper) */
-	__u32 gcbe_min_span_us;     /* GCBE noise floor (gcbe.h); written as value + 1 so 0 means "default" */
-	__u32 bbr_plateau_rtts;     /* s_bbr: STARTUP ends this many RTTs after a hit unless bw grows 25 % (startup.h); value + 1, 0 = default */
-};
-
-struct hs_flow_key {
-	__u8 peer[16];
-	__u8 local[16];
-	__u16 peer_port;            /* host byte order */
-	__u16 local_port;
-	__u32 pad;
-};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -95,21 +46,21 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd SEC(".maps");
 
-/* Defaults while hs_config has never been written: everything on, nothing scaled. */
+/* The knobs, decoded nowhere else: the record holds every value as is. Never
+ * written (no `headstart load` yet): all zero, i.e. no stateful start, no store, no
+ * SUSS, no window override: every controller is the kernel's own. */
 static __always_inline struct hs_config hs_get_config(void)
 {
-	struct hs_config def = { .startup = 1, .store = 1, .bw_scale_pct = 100, .rwnd_override = 2, .suss = 1,
-				 .suss_k_max = 1, .gcbe_median = 1, .no_ss_after_start = 1 };
+	struct hs_config off = {};
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);
 
-	/* An all-zero record is the never-written array slot. */
-	if (!c || c->bw_scale_pct == 0)
-		return def;
+	if (!c || c->written != HS_CONFIG_WRITTEN)
+		return off;
 	return *c;
 }
 
-static __always_inline void hs_count(enum hs_cc_id cc, enum hs_counter what)
+static __always_inline void hs_count(enum hs_cc_id cc, __u32 what)
 {
 	__u32 idx = cc * HS_COUNTERS_PER_CC + what;
 	__u64 *v = bpf_map_lookup_elem(&hs_counters, &idx);

@@ -74,11 +74,11 @@ static __always_inline void s_bbr_credit_plateau(struct sock *sk, const struct h
 						 const struct hs_config *cfg)
 {
 	struct bbr *bbr = bbr_of(sk);
-	__u32 rtts = cfg->bbr_plateau_rtts ? cfg->bbr_plateau_rtts - 1 : HS_BBR_PLATEAU_RTTS_DEFAULT;
+	__u32 rtts = cfg->bbr_plateau_rtts;
 
 	if (!rtts)
 		return;
-	bbr->full_bw = hs_bbr_bw_from_Bps(hs_scale_bw(path->bw_Bps, cfg->bw_scale_pct),
+	bbr->full_bw = hs_bbr_bw_from_Bps(hs_scale_bw(path->bw_bytes_per_s, cfg->bw_scale_pct),
 					  hs_tcp_sk(sk)->mss_cache);
 	bbr->full_bw_cnt = hs_bbr_plateau_credit(rtts);
 }

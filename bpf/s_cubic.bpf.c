@@ -90,7 +90,7 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	__builtin_memset(flow, 0, sizeof(*flow));
 	flow->last_delivered = delivered_bytes(hs_tcp_sk(sk));
 	cfg = hs_get_config();
-	flow->gcbe.min_span_us = cfg.gcbe_min_span_us ? cfg.gcbe_min_span_us - 1 : GCBE_DEFAULT_MIN_SPAN_US;
+	flow->gcbe.min_span_us = cfg.gcbe_min_span_us;
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
 	if (hs_lookup(sk, HS_CC_S_CUBIC, &cfg, &path) && cfg.startup)
 		hs_begin_startup(sk, &flow->start, &path, &cfg, 1);

@@ -57,9 +57,9 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
 					     const struct hs_config *cfg, int cap_pacing)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	__u64 bw = hs_scale_bw(path->bw_Bps, cfg->bw_scale_pct);
+	__u64 bw = hs_scale_bw(path->bw_bytes_per_s, cfg->bw_scale_pct);
 
-	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache);
+	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache, cfg->max_start_cwnd);
 	st->start_cwnd = tp->snd_cwnd;
 	sk->sk_pacing_rate = bw;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
@@ -78,7 +78,7 @@ static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *s
 		hs_flow_key_of(sk, &st->rwnd_key);
 		if (!bpf_map_update_elem(&hs_rwnd, &st->rwnd_key, &field, BPF_ANY))
 			st->rwnd_marked = 1;
-		st->rwnd_whole_flow = cfg->rwnd_override == 2;
+		st->rwnd_whole_flow = cfg->rwnd_override == HS_RWND_UNTIL_LOSS;
 	}
 }
 
@@ -141,11 +141,11 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	hs_peer_addr(sk, &peer);
 	old = bpf_map_lookup_elem(&hs_paths, &peer);
 	if (old && (cfg->freeze ||
-		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_Bps, old->min_rtt_us)))) {
+		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_bytes_per_s, old->min_rtt_us)))) {
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
-	entry.bw_Bps = bw;
+	entry.bw_bytes_per_s = bw;
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
 	entry.flows = old ? old->flows + 1 : 1;

@@ -124,7 +124,7 @@ void BPF_PROG(suss_init, struct sock *sk)
 	struct hs_config cfg;
 
 	cubictcp_init(sk);
-	hs_count(HS_CC_SUSS, HS_FLOWS);
+	hs_count(HS_CC_SUSS, HS_SUSS_FLOWS);
 	cfg = hs_get_config();
 	if (!cfg.suss)
 		return;
@@ -137,7 +137,7 @@ void BPF_PROG(suss_init, struct sock *sk)
 	f->round_first_seq = tp->snd_nxt;
 	f->round_start_us = tp->tcp_mstamp;
 	f->mo_rtt_us = ~0U;
-	f->k_max = cfg.suss_k_max ? cfg.suss_k_max : SUSS_K_MAX_DEFAULT;
+	f->k_max = cfg.suss_k_max;
 	cubic_of(sk)->found = 1;  /* the kernel's HyStart waits while SUSS decides */
 }
 
@@ -188,7 +188,7 @@ static __always_inline void decide(struct sock *sk, struct suss_flow *f)
 	}
 	g = suss_growth_factor(dt_blue, f->train_prev, f->blue_prev, f->min_rtt_us, f->mo_rtt_us, r, f->k_max);
 	if (g <= 2) {
-		hs_count(HS_CC_SUSS, HS_MISSES);
+		hs_count(HS_CC_SUSS, HS_SUSS_NORMAL_ROUNDS);
 		deactivate(sk, f);
 		return;
 	}
@@ -197,7 +197,7 @@ static __always_inline void decide(struct sock *sk, struct suss_flow *f)
 		target = tp->snd_cwnd_clamp;
 	if (target <= tp->snd_cwnd)
 		return;
-	hs_count(HS_CC_SUSS, HS_HITS);
+	hs_count(HS_CC_SUSS, HS_SUSS_ACCELERATED_ROUNDS);
 	tp->snd_cwnd = target;
 	/* Pacing period: the red data at cwnd_i / minRTT (eq. 11). The kernel would
 	 * recompute the rate on every ACK; the cap holds it. */

@@ -26,6 +26,33 @@ pub fn enter_netns(ns: &File) -> Result<()> {
     Ok(())
 }
 
+/// Runs `f` to completion on a thread of its own inside the network namespace `ns`
+/// (optionally pinned to `cpu`), and returns its result: the caller's namespace is
+/// never changed.
+pub fn run_in_netns<T: Send + 'static>(ns: &File, cpu: Option<usize>, f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    let ns = ns.try_clone()?;
+    std::thread::spawn(move || {
+        enter_netns(&ns)?;
+        if let Some(c) = cpu {
+            pin_to_cpu(c)?;
+        }
+        f()
+    })
+    .join()
+    .map_err(|_| anyhow::anyhow!("namespace thread panicked"))?
+}
+
+/// `run_in_netns` for a namespace named as `ip netns` lists it, or here for None.
+pub fn in_netns<T: Send + 'static>(name: Option<&str>, f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    match name {
+        Some(n) => {
+            let ns = File::open(std::path::Path::new(crate::lab::topology::NETNS_DIR).join(n)).with_context(|| format!("no network namespace '{n}'"))?;
+            run_in_netns(&ns, None, f)
+        }
+        None => f(),
+    }
+}
+
 /// Pins the calling thread to one CPU.
 pub fn pin_to_cpu(cpu: usize) -> Result<()> {
     // SAFETY: cpu_set_t is plain data; sched_setaffinity(0) targets this thread.

@@ -53,16 +53,16 @@ fn sysctl(name: &str) -> String {
     std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}")).unwrap()
 }
 
-fn counter(status: &str, cc: &str, column: usize) -> u64 {
-    // │ s_cubic ┆ yes ┆ flows ┆ hits ┆ misses ┆ ...
-    let line = status.lines().find(|l| l.contains(&format!(" {cc} "))).expect("controller row");
-    let cells: Vec<&str> = line.split(['│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect();
-    cells[column].parse().unwrap()
+/// `headstart status --json`.
+fn status() -> serde_json::Value {
+    serde_json::from_str(&ok(&["status", "--json"])).expect("status --json is JSON")
 }
-const FLOWS: usize = 2;
-const HITS: usize = 3;
-const MISSES: usize = 4;
-const STORES: usize = 6;
+
+/// One counter of one controller, from `status --json`.
+fn counter(status: &serde_json::Value, cc: &str, name: &str) -> u64 {
+    let c = status["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed");
+    c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
+}
 
 #[test]
 fn load_status_unload_and_the_default_reset() {
@@ -72,9 +72,14 @@ fn load_status_unload_and_the_default_reset() {
     assert!(sysctl("tcp_available_congestion_control").contains("s_cubic"));
     assert!(sysctl("tcp_allowed_congestion_control").contains("s_cubic"));
     assert!(ok(&["load"]).contains("already loaded"), "load is idempotent");
-    let status = ok(&["status"]);
-    assert!(status.contains("s_cubic") && status.contains("yes"), "{status}");
-    assert!(status.contains("of 1048576 entries"), "default table size: {status}");
+    let st = status();
+    let loaded: Vec<&str> = st["controllers"].as_array().unwrap().iter().filter(|c| c["loaded"] == true).map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(loaded, ["s_cubic", "s_bbr", "suss"], "{st}");
+    assert_eq!(st["table"]["capacity"], 1048576, "default table size: {st}");
+    // `load` writes the knobs' defaults: the controllers never run on an unwritten record.
+    assert_eq!(st["knobs"]["startup"], "on", "{st}");
+    assert_eq!(st["knobs"]["rwnd_override"], "whole", "{st}");
+    assert!(ok(&["status"]).contains("path table: 0 of 1048576 entries"), "the text form too");
 
     // A default that names s_cubic is reset before it goes.
     std::fs::write(DEFAULT_CC, "s_cubic").unwrap();
@@ -94,6 +99,8 @@ fn path_table_cli_round_trip_and_refusals() {
     ok(&["table", "set", "2001:db8::7", "--bw", "1gbit", "--rtt", "20ms"]);
     let got = ok(&["table", "get", "10.1.2.3"]);
     assert!(got.contains("12500000 B/s") && got.contains("50.000 ms"), "{got}");
+    let got: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.1.2.3", "--json"])).unwrap();
+    assert_eq!((got["bw_bytes_per_s"].as_u64(), got["min_rtt_us"].as_u64(), got["source"].as_str()), (Some(12_500_000), Some(50_000), Some("user")));
     assert!(ok(&["table", "get", "2001:db8::7"]).contains("20.000 ms"), "full IPv6 keys");
     fails(&["table", "get", "10.9.9.9"], "not in the path table");
     fails(&["table", "get", "not-an-address"], "not an IPv4 or IPv6 address");
@@ -140,9 +147,13 @@ fn path_table_cli_round_trip_and_refusals() {
 
     // Knobs.
     assert!(ok(&["config", "bw_scale_pct=50", "freeze=on"]).contains("bw_scale_pct = 50"));
-    assert!(ok(&["config"]).contains("freeze = 1"));
+    assert!(ok(&["config"]).contains("freeze = on"));
     fails(&["config", "bogus=1"], "unknown knob");
     fails(&["config", "bw_scale_pct=0"], "bw_scale_pct");
+    // One bad assignment among good ones writes none of them.
+    fails(&["config", "freeze=off", "suss_k_max=9"], "suss_k_max");
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    assert_eq!((knobs["freeze"].as_str(), knobs["bw_scale_pct"].as_str()), (Some("on"), Some("50")), "{knobs}");
 }
 
 fn sweep(out: &Path, extra: &[&str]) {
@@ -174,10 +185,10 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
         assert!(r.omega.unwrap() < 0.7, "kernel cubic pays for slow start: {r:?}");
         assert!(r.table_bw_mbps.is_none(), "kernel cubic stores nothing");
     }
-    let status = ok(&["status"]);
-    assert_eq!(counter(&status, "s_cubic", FLOWS), 4);
-    assert!(counter(&status, "s_cubic", HITS) >= 2, "{status}");
-    assert!(counter(&status, "s_cubic", STORES) >= 4, "{status}");
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "flows"), 4);
+    assert!(counter(&st, "s_cubic", "hits") >= 2, "{st}");
+    assert!(counter(&st, "s_cubic", "stores") >= 4, "{st}");
     assert_eq!(ok(&["table", "list", "--json"]).lines().count(), 1, "one peer, one entry");
 }
 
@@ -196,9 +207,9 @@ fn s_cubic_cold_flows_behave_like_kernel_cubic() {
         let (c, s) = (fct("cubic"), fct("s_cubic"));
         assert!((s / c - 1.0).abs() < 0.05, "{size} B cold: cubic {c} s, s_cubic {s} s");
     }
-    let status = ok(&["status"]);
-    assert_eq!(counter(&status, "s_cubic", HITS), 0, "every measured flow started cold: {status}");
-    assert_eq!(counter(&status, "s_cubic", MISSES), 4);
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "hits"), 0, "every measured flow started cold: {st}");
+    assert_eq!(counter(&st, "s_cubic", "misses"), 4);
 }
 
 #[test]
@@ -259,12 +270,12 @@ fn ten_thousand_peers_through_a_small_table() {
     assert!(rows.iter().all(|r| r.error.is_none()), "every flow completed");
     let peers: std::collections::HashSet<&str> = rows.iter().map(|r| r.peer.as_str()).collect();
     assert_eq!(peers.len(), 10000, "10,000 distinct peers");
-    let status = ok(&["status"]);
+    let st = status();
     // Measured: 20-35 of 10,000 sockets reach `release` without the kernel ever
     // calling `init` (no SYN cookies, no listen overflows); they run as plain Cubic.
-    let flows = counter(&status, "s_cubic", FLOWS);
-    assert!((9950..=10000).contains(&flows), "{flows} of 10000 flows ran s_cubic's init: {status}");
-    assert!(counter(&status, "s_cubic", STORES) > 9000, "{status}");
+    let flows = counter(&st, "s_cubic", "flows");
+    assert!((9950..=10000).contains(&flows), "{flows} of 10000 flows ran s_cubic's init: {st}");
+    assert!(counter(&st, "s_cubic", "stores") > 9000, "{st}");
     let entries = ok(&["table", "list", "--json"]).lines().count();
     assert!((500..=1024).contains(&entries), "LRU keeps the table within its 1024 entries: {entries}");
 }

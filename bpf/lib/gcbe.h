@@ -34,7 +34,6 @@
 #define GCBE_SAMPLES 5            /* L, eq. 8 */
 #define GCBE_MIN_CYCLE_ACKS 4     /* "more than 3 ACKs" before a cycle may close */
 #define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
-#define GCBE_DEFAULT_MIN_SPAN_US 1000 /* the noise floor's default: 1 ms */
 
 struct gcbe {
 	__u64 cycle_start_us;       /* h_{i,0} = t_i */

@@ -19,15 +19,20 @@ HS_INLINE __u64 hs_bdp_packets(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
 }
 
 /* The first RTT's window on a hit: cwnd = cached bw x cached min RTT, never below the
- * initial window (a tiny path gains nothing) nor above HS_MAX_START_CWND. */
-HS_INLINE __u32 hs_start_cwnd(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
+ * initial window (a tiny path gains nothing) nor above max_cwnd (the operator's cap,
+ * knob max_start_cwnd; Careful Resume's "max jump") or HS_MAX_START_CWND. */
+HS_INLINE __u32 hs_start_cwnd(__u64 bw_Bps, __u32 rtt_us, __u32 mss, __u32 max_cwnd)
 {
 	__u64 bdp = hs_bdp_packets(bw_Bps, rtt_us, mss);
 
+	if (max_cwnd > HS_MAX_START_CWND)
+		max_cwnd = HS_MAX_START_CWND;
+	if (max_cwnd < HS_INIT_CWND)
+		max_cwnd = HS_INIT_CWND;
 	if (bdp < HS_INIT_CWND)
 		return HS_INIT_CWND;
-	if (bdp > HS_MAX_START_CWND)
-		return HS_MAX_START_CWND;
+	if (bdp > max_cwnd)
+		return max_cwnd;
 	return (__u32)bdp;
 }
 
@@ -88,7 +93,6 @@ HS_INLINE __u32 hs_bbr_bw_from_Bps(__u64 bw_Bps, __u32 mss)
  * rate sample is itself a round start) unless this flow sees 25 % more than the cache.
  * rtts = 0: no credit (returns 0, like BBR's own init). */
 #define HS_BBR_FULL_BW_ROUNDS 3
-#define HS_BBR_PLATEAU_RTTS_DEFAULT 0  /* off: see s_bbr.bpf.c */
 
 HS_INLINE __u32 hs_bbr_plateau_credit(__u32 rtts)
 {

@@ -14,7 +14,6 @@
 
 #include "types.h"
 
-#define SUSS_K_MAX_DEFAULT 1   /* G in {2, 4}: what the paper evaluates */
 #define SUSS_K_MAX_LIMIT 4
 
 /* Eq. 9: the whole train's length from its blue part. */

@@ -6,45 +6,59 @@
 //! (`<name>.link`). Removing a link unregisters its controller; the maps stay, so the
 //! table survives `unload` and `load`.
 
-pub mod maps;
+pub mod abi;
 pub mod object;
+pub mod status;
+pub mod table;
 
 use crate::sys;
+use abi::{ControllerAbi, Knobs, PathEntry, PeerKey, Record, CONTROLLER_ABI};
 use anyhow::{bail, Context, Result};
-use maps::{Config, PathEntry};
-use object::{Object, PinnedMap};
+use object::{Aligned, PinnedMap};
+pub use object::{prog_stats, ProgStats};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 pub const PIN_DIR: &str = "/sys/fs/bpf/headstart";
 const BPF_FS_MAGIC: i64 = 0xcafe4a11;
 
+/// A congestion control of ours: its contract (abi.rs) and its BPF object.
 pub struct Controller {
-    pub name: &'static str,
-    /// Index of its counters in hs_counters (enum hs_cc_id in bpf/path_table.h).
-    pub id: usize,
-    object: &'static [u8],
+    pub abi: &'static ControllerAbi,
+    object: &'static Aligned<[u8]>,
+}
+
+macro_rules! bpf_object {
+    ($name:literal) => {
+        &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".bpf.o")))
+    };
 }
 
 pub const CONTROLLERS: &[Controller] = &[
-    Controller { name: "s_cubic", id: 0, object: include_bytes!(concat!(env!("OUT_DIR"), "/s_cubic.bpf.o")) },
-    Controller { name: "s_bbr", id: 1, object: include_bytes!(concat!(env!("OUT_DIR"), "/s_bbr.bpf.o")) },
-    Controller { name: "suss", id: 2, object: include_bytes!(concat!(env!("OUT_DIR"), "/suss.bpf.o")) },
+    Controller { abi: &CONTROLLER_ABI[0], object: bpf_object!("s_cubic") },
+    Controller { abi: &CONTROLLER_ABI[1], object: bpf_object!("s_bbr") },
+    Controller { abi: &CONTROLLER_ABI[2], object: bpf_object!("suss") },
 ];
 
-const RWND_OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rwnd.bpf.o"));
+const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
+
+impl Controller {
+    pub fn name(&self) -> &'static str {
+        self.abi.name
+    }
+}
 
 pub const DEFAULT_TABLE_ENTRIES: u32 = 1 << 20;
 
 pub fn controller(name: &str) -> Result<&'static Controller> {
     CONTROLLERS
         .iter()
-        .find(|c| c.name == name)
+        .find(|c| c.name() == name)
         .with_context(|| format!("unknown headstart controller '{name}' (known: {})", names().join(", ")))
 }
 
 pub fn names() -> Vec<&'static str> {
-    CONTROLLERS.iter().map(|c| c.name).collect()
+    CONTROLLERS.iter().map(|c| c.name()).collect()
 }
 
 pub fn pin_path(name: &str) -> PathBuf {
@@ -72,14 +86,52 @@ fn ensure_pin_dir() -> Result<()> {
     Ok(())
 }
 
-/// Opens one of our BPF objects with its shared maps pinned under PIN_DIR. An
-/// existing path table keeps its size (libbpf reuses a pinned map only if it matches);
-/// a new one gets `table_entries`.
-fn open_object(name: &str, bytes: &[u8], table_entries: u32) -> Result<Object> {
-    let mut obj = Object::open(name, bytes, Path::new(PIN_DIR))?;
+/// Opens and loads one of our BPF objects with its shared maps pinned under PIN_DIR.
+/// An existing path table keeps its size (libbpf reuses a pinned map only if it
+/// matches); a new one gets `table_entries`.
+fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> Result<libbpf_rs::Object> {
     let size = PinnedMap::open(&pin_path("hs_paths")).map(|m| m.max_entries).unwrap_or(table_entries);
-    obj.set_max_entries("hs_paths", size)?;
-    Ok(obj)
+    object::open_and_load(name, elf, Path::new(PIN_DIR), &[("hs_paths", size)])
+}
+
+/// Pinned maps whose records no longer match this build's contract (a table or knob
+/// record written by an older headstart) cannot be reused by libbpf and cannot be
+/// read: with no controller registered they are removed, and said so.
+fn drop_stale_pins() -> Result<()> {
+    let expect: [(&str, u32, u32); 3] = [
+        ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
+        ("hs_config", 4, Knobs::RECORD_SIZE as u32),
+        ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, 4),
+    ];
+    let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
+    let mut stale = Vec::new();
+    for (name, key, value) in expect {
+        if let Ok(m) = PinnedMap::open(&pin_path(name)) {
+            if m.key_size() != key || m.value_size() != value {
+                stale.push(name);
+            }
+        }
+    }
+    if let Ok(m) = PinnedMap::open(&pin_path("hs_counters")) {
+        if m.max_entries != counters_slots {
+            stale.push("hs_counters");
+        }
+    }
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let registered: Vec<&str> = CONTROLLERS.iter().map(|c| c.name()).filter(|n| link_path(n).exists()).collect();
+    anyhow::ensure!(
+        registered.is_empty(),
+        "pinned {} under {PIN_DIR} come from another headstart version while {} run from it: `headstart unload` first",
+        stale.join(", "),
+        registered.join(", ")
+    );
+    for name in &stale {
+        std::fs::remove_file(pin_path(name)).with_context(|| format!("removing the stale {name}"))?;
+    }
+    eprintln!("headstart: {} written by another headstart version removed (records changed)", stale.join(", "));
+    Ok(())
 }
 
 pub fn available_ccs() -> Result<Vec<String>> {
@@ -119,19 +171,23 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
     };
     anyhow::ensure!((1024..=1 << 26).contains(&table_entries), "table size must be between 1024 and 67108864 entries");
     ensure_pin_dir()?;
+    drop_stale_pins()?;
     let mut loaded = Vec::new();
     for c in wanted {
-        if is_loaded(c.name) {
+        if is_loaded(c.name()) {
             continue;
         }
         // A link pin without a registered controller is a leftover: replace it.
-        let _ = std::fs::remove_file(link_path(c.name));
-        let mut obj = open_object(c.name, c.object, table_entries)?;
-        obj.load().with_context(|| format!("loading {}", c.name))?;
-        obj.attach_struct_ops_pinned(c.name, &link_path(c.name))?;
-        loaded.push(c.name.to_string());
+        let _ = std::fs::remove_file(link_path(c.name()));
+        let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
+        // The knobs before the first flow: a never-written record means "kernel's own".
+        if config_map()?.lookup(&0u32.to_ne_bytes())?.map(|v| Knobs::from_record(&v)).transpose()?.flatten().is_none() {
+            write_knobs(&Knobs::default())?;
+        }
+        object::attach_struct_ops_pinned(&mut obj, c.name(), &link_path(c.name()))?;
+        loaded.push(c.name().to_string());
     }
-    let all: Vec<&str> = CONTROLLERS.iter().map(|c| c.name).filter(|n| is_loaded(n)).collect();
+    let all: Vec<&str> = CONTROLLERS.iter().map(|c| c.name()).filter(|n| is_loaded(n)).collect();
     set_allowed(&all, &[])?;
     Ok(loaded)
 }
@@ -142,7 +198,7 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
 /// table) go too. Flows already using a controller keep it until they close.
 pub fn unload(purge: bool) -> Result<Vec<String>> {
     sys::require_root()?;
-    let ours: Vec<&str> = CONTROLLERS.iter().map(|c| c.name).collect();
+    let ours: Vec<&str> = names();
     if let Ok(def) = std::fs::read_to_string(DEFAULT_CC) {
         if ours.contains(&def.trim()) {
             std::fs::write(DEFAULT_CC, "cubic").context("resetting the default congestion control")?;
@@ -161,8 +217,8 @@ pub fn unload(purge: bool) -> Result<Vec<String>> {
     set_allowed(&[], &ours)?;
     let mut removed = Vec::new();
     for c in CONTROLLERS {
-        if std::fs::remove_file(link_path(c.name)).is_ok() {
-            removed.push(c.name.to_string());
+        if std::fs::remove_file(link_path(c.name())).is_ok() {
+            removed.push(c.name().to_string());
         }
     }
     if purge {
@@ -184,49 +240,41 @@ fn config_map() -> Result<PinnedMap> {
     PinnedMap::open(&pin_path("hs_config"))
 }
 
-pub fn read_config() -> Result<Config> {
-    let m = config_map()?;
-    let v = m.lookup(&0u32.to_ne_bytes())?.context("hs_config has no record")?;
-    Ok(Config::from_bytes(&v))
+/// The knobs as the controllers see them (the defaults if never written).
+pub fn read_knobs() -> Result<Knobs> {
+    let v = config_map()?.lookup(&0u32.to_ne_bytes())?.context("hs_config has no record")?;
+    Ok(Knobs::from_record(&v)?.unwrap_or_default())
 }
 
-pub fn write_config(c: &Config) -> Result<()> {
-    c.validate()?;
-    config_map()?.update(&0u32.to_ne_bytes(), &c.to_bytes())
+pub fn write_knobs(k: &Knobs) -> Result<()> {
+    config_map()?.update(&0u32.to_ne_bytes(), &k.to_record())
 }
 
-/// Per-controller counters summed over CPUs, in the order of maps::COUNTER_NAMES.
-pub fn counters(id: usize) -> Result<Vec<u64>> {
+/// A controller's counters summed over CPUs, in the order of its abi counters.
+pub fn counters(cc: &ControllerAbi) -> Result<Vec<u64>> {
     let m = PinnedMap::open(&pin_path("hs_counters"))?;
-    let mut out = Vec::new();
-    for c in 0..maps::COUNTER_NAMES.len() {
-        let key = ((id * maps::COUNTERS_PER_CC + c) as u32).to_ne_bytes();
-        let v = m.lookup(&key)?.unwrap_or_default();
-        out.push(v.chunks(8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).sum());
-    }
-    Ok(out)
+    (0..cc.counters.len()).map(|i| m.percpu_sum((cc.id as usize * abi::COUNTERS_PER_CC + i) as u32)).collect()
 }
 
 pub fn rwnd_rewrites() -> u64 {
-    PinnedMap::open(&pin_path("hs_rwnd_rewrites"))
-        .and_then(|m| m.lookup(&0u32.to_ne_bytes()))
-        .ok()
-        .flatten()
-        .map(|v| v.chunks(8).map(|b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).sum())
-        .unwrap_or(0)
+    PinnedMap::open(&pin_path("hs_rwnd_rewrites")).and_then(|m| m.percpu_sum(0)).unwrap_or(0)
 }
 
 pub fn default_cc() -> String {
     std::fs::read_to_string(DEFAULT_CC).map(|s| s.trim().to_string()).unwrap_or_default()
 }
 
+fn peer_key(addr: IpAddr) -> PeerKey {
+    PeerKey { bytes: table::addr_to_key(addr) }
+}
+
 /// Path table entries, newest first.
 pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
     let m = paths_map()?;
     let mut out = Vec::new();
-    for k in m.keys()? {
+    for k in m.keys() {
         if let Some(v) = m.lookup(&k)? {
-            out.push((maps::key_to_addr(&k), PathEntry::from_bytes(&v)));
+            out.push((table::key_to_addr(&k), PathEntry::from_bytes(&v)?));
         }
     }
     out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
@@ -234,22 +282,22 @@ pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
 }
 
 pub fn table_get(addr: IpAddr) -> Result<Option<PathEntry>> {
-    Ok(paths_map()?.lookup(&maps::addr_to_key(addr))?.map(|v| PathEntry::from_bytes(&v)))
+    paths_map()?.get(&peer_key(addr))
 }
 
 pub fn table_set(addr: IpAddr, e: &PathEntry) -> Result<()> {
-    e.validate()?;
-    paths_map()?.update(&maps::addr_to_key(addr), &e.to_bytes())
+    table::validate_entry(e)?;
+    paths_map()?.put(&peer_key(addr), e)
 }
 
 pub fn table_forget(addr: IpAddr) -> Result<bool> {
-    paths_map()?.delete(&maps::addr_to_key(addr))
+    paths_map()?.delete(peer_key(addr).as_bytes())
 }
 
 pub fn table_flush() -> Result<usize> {
     let m = paths_map()?;
     let mut n = 0;
-    for k in m.keys()? {
+    for k in m.keys() {
         if m.delete(&k)? {
             n += 1;
         }
@@ -262,21 +310,21 @@ pub fn table_flush() -> Result<usize> {
 pub fn attach_rwnd(dev: &str, netns: Option<&str>) -> Result<()> {
     sys::require_root()?;
     ensure_pin_dir()?;
-    let mut obj = open_object("rwnd", RWND_OBJECT, DEFAULT_TABLE_ENTRIES)?;
-    obj.load().context("loading the receive-window program")?;
+    drop_stale_pins()?;
+    let obj = load_object("rwnd", RWND_OBJECT, DEFAULT_TABLE_ENTRIES).context("loading the receive-window program")?;
     let dev = dev.to_string();
-    in_netns(netns, move || {
+    sys::in_netns(netns, move || {
         let ifindex = ifindex(&dev)?;
         // TUN devices carry bare IP packets (ARPHRD_NONE); others have Ethernet headers.
         let prog = if device_type(&dev)? == ARPHRD_NONE { "hs_rwnd_rawip" } else { "hs_rwnd_ether" };
-        object::tc_attach_ingress(ifindex, obj.program_fd(prog)?)
+        object::tc_attach_ingress(&obj, prog, ifindex)
     })
 }
 
 pub fn detach_rwnd(dev: &str, netns: Option<&str>) -> Result<bool> {
     sys::require_root()?;
     let dev = dev.to_string();
-    in_netns(netns, move || object::tc_detach_ingress(ifindex(&dev)?))
+    sys::in_netns(netns, move || object::tc_detach_ingress(ifindex(&dev)?))
 }
 
 const ARPHRD_NONE: u32 = 0xfffe;
@@ -309,39 +357,23 @@ fn device_type(dev: &str) -> Result<u32> {
     Ok(unsafe { req.ifr_ifru.ifru_hwaddr.sa_family } as u32)
 }
 
-/// Runs `f` on a thread inside network namespace `netns` (or here, for None).
-fn in_netns<T: Send + 'static>(netns: Option<&str>, f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    let ns = match netns {
-        Some(n) => Some(std::fs::File::open(Path::new(crate::lab::topology::NETNS_DIR).join(n)).with_context(|| format!("no network namespace '{n}'"))?),
-        None => None,
-    };
-    std::thread::spawn(move || {
-        if let Some(ns) = ns {
-            sys::enter_netns(&ns)?;
-        }
-        f()
-    })
-    .join()
-    .map_err(|_| anyhow::anyhow!("namespace thread panicked"))?
-}
-
-/// Writes the table to `file` (JSON, see maps::SavedTable). Returns the entry count.
+/// Writes the table to `file` (JSON, see table::SavedTable). Returns the entry count.
 pub fn table_save(file: &Path) -> Result<usize> {
     let now = sys::boot_ns();
     let entries = table_entries()?;
-    let saved = maps::SavedTable {
-        format: maps::SAVE_FORMAT.into(),
-        version: maps::SAVE_VERSION,
+    let saved = table::SavedTable {
+        format: table::SAVE_FORMAT.into(),
+        version: table::SAVE_VERSION,
         saved_unix_s: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         entries: entries
             .iter()
-            .map(|(addr, e)| maps::SavedEntry {
+            .map(|(addr, e)| table::SavedEntry {
                 peer: addr.to_string(),
                 bw_bytes_per_s: e.bw_bytes_per_s,
                 min_rtt_us: e.min_rtt_us,
                 flows: e.flows,
                 age_s: now.saturating_sub(e.stored_ns) as f64 / 1e9,
-                source: e.source_name().to_string(),
+                source: table::source_name(e).to_string(),
             })
             .collect(),
     };
@@ -356,7 +388,7 @@ pub fn table_save(file: &Path) -> Result<usize> {
 /// before the first entry is written: a bad file changes nothing.
 pub fn table_restore(file: &Path) -> Result<usize> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let records = maps::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    let records = table::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
     let m = paths_map()?;
     anyhow::ensure!(
         records.len() <= m.max_entries as usize,
@@ -368,57 +400,7 @@ pub fn table_restore(file: &Path) -> Result<usize> {
     let now = sys::boot_ns();
     for (addr, mut e, age_s) in records.iter().cloned() {
         e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
-        m.update(&maps::addr_to_key(addr), &e.to_bytes())?;
+        m.put(&peer_key(addr), &e)?;
     }
     Ok(records.len())
-}
-
-/// Run-time statistics of a controller's programs (needs kernel.bpf_stats_enabled).
-#[derive(Clone, Debug, Default)]
-pub struct ProgStats {
-    pub calls: u64,
-    pub run_ns: u64,
-    /// The per-ACK hook alone (pkts_acked or cong_control).
-    pub ack_calls: u64,
-    pub ack_run_ns: u64,
-}
-
-/// Sums the statistics of every loaded program named `<cc>_*`; None if there is none.
-pub fn prog_stats(cc: &str) -> Option<ProgStats> {
-    let prefix = format!("{cc}_");
-    let mut st = ProgStats::default();
-    let mut found = false;
-    let mut id = 0u32;
-    loop {
-        // SAFETY: iterating program ids.
-        if unsafe { libbpf_sys::bpf_prog_get_next_id(id, &mut id) } != 0 {
-            break;
-        }
-        // SAFETY: an fd for an existing id, closed below.
-        let fd = unsafe { libbpf_sys::bpf_prog_get_fd_by_id(id) };
-        if fd < 0 {
-            continue;
-        }
-        let mut info = libbpf_sys::bpf_prog_info::default();
-        let mut len = std::mem::size_of::<libbpf_sys::bpf_prog_info>() as u32;
-        // SAFETY: info has the size we pass.
-        let rc = unsafe { libbpf_sys::bpf_prog_get_info_by_fd(fd, &mut info, &mut len) };
-        // SAFETY: closing our fd.
-        unsafe { libc::close(fd) };
-        if rc != 0 {
-            continue;
-        }
-        let name: String = info.name.iter().take_while(|c| **c != 0).map(|c| *c as u8 as char).collect();
-        if !name.starts_with(&prefix) {
-            continue;
-        }
-        found = true;
-        st.calls += info.run_cnt;
-        st.run_ns += info.run_time_ns;
-        if name.ends_with("_acked") || name.ends_with("_main") {
-            st.ack_calls += info.run_cnt;
-            st.ack_run_ns += info.run_time_ns;
-        }
-    }
-    found.then_some(st)
 }

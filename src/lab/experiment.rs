@@ -6,6 +6,7 @@ use crate::lab::emulator::model::{DirectionConfig, LinkRate, Trace};
 use crate::units::{self, BufferSpec};
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The link as written by the user.
@@ -286,6 +287,29 @@ pub struct ExperimentText {
     /// The clients' initial receive window in MSS (route initrwnd); default: Linux's.
     #[serde(default)]
     pub client_initrwnd: Option<u32>,
+    /// headstart knobs for this run (`[knobs]`, as `headstart config` takes them); the
+    /// previous values come back when the run ends, however it ends.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub knobs: BTreeMap<String, KnobValue>,
+}
+
+/// A knob's value in TOML: `freeze = true`, `bw_scale_pct = 200`, `rwnd_override = "on"`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum KnobValue {
+    Switch(bool),
+    Number(i64),
+    Text(String),
+}
+
+impl KnobValue {
+    fn text(&self) -> String {
+        match self {
+            KnobValue::Switch(b) => (if *b { "on" } else { "off" }).to_string(),
+            KnobValue::Number(n) => n.to_string(),
+            KnobValue::Text(t) => t.clone(),
+        }
+    }
 }
 
 /// A workload, validated.
@@ -307,6 +331,8 @@ pub struct Experiment {
     pub http: bool,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
+    /// `[knobs]` as checked `KEY=VALUE` assignments.
+    pub knobs: Vec<String>,
 }
 
 fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
@@ -401,6 +427,15 @@ impl ExperimentText {
         if let Some(s) = sample_ns {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
+        let knobs: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={}", v.text())).collect();
+        let mut check = crate::bpf::abi::Knobs::default();
+        for a in &knobs {
+            check.set(a).context("[knobs]")?;
+        }
+        ensure!(
+            knobs.is_empty() || workload.ccs().iter().any(|c| crate::lab::lab::is_headstart(&c.kernel)),
+            "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
+        );
         Ok(Experiment {
             name: self.name.clone().unwrap_or_else(|| "experiment".into()),
             text: self.clone(),
@@ -411,6 +446,7 @@ impl ExperimentText {
             http: self.http,
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
+            knobs,
         })
     }
 }

@@ -165,19 +165,9 @@ impl Lab {
         }
         let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
         let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
-        let ns = host.ns.try_clone()?;
-        let (kernel_cc, timeout, interrupt, cpu) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone(), self.rest_cpu);
-        let client_flow = std::thread::Builder::new()
-            .name(format!("client{client}"))
-            .spawn(move || -> Result<ClientFlow> {
-                sys::enter_netns(&ns)?;
-                if let Some(c) = cpu {
-                    sys::pin_to_cpu(c)?;
-                }
-                traffic::client_flow(server, local, size, &kernel_cc, timeout, &interrupt)
-            })?
-            .join()
-            .map_err(|_| anyhow::anyhow!("client thread panicked"))?;
+        let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone());
+        // A failed flow is a row with an error, not the end of the run.
+        let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, &interrupt)))?;
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
@@ -200,7 +190,7 @@ impl Lab {
         let Ok(paths) = crate::bpf::paths_map() else { return };
         for peer in 0..self.topo.peers_per_client {
             for ipv6 in [false, true] {
-                let key = crate::bpf::maps::addr_to_key(self.topo.peer_addr(client, peer, ipv6));
+                let key = crate::bpf::table::addr_to_key(self.topo.peer_addr(client, peer, ipv6));
                 let _ = paths.delete(&key);
             }
         }
@@ -241,7 +231,7 @@ pub fn client_links(w: &crate::lab::experiment::Workload) -> Vec<usize> {
 }
 
 pub fn is_headstart(cc: &str) -> bool {
-    crate::bpf::CONTROLLERS.iter().any(|c| c.name == cc)
+    crate::bpf::CONTROLLERS.iter().any(|c| c.name() == cc)
 }
 
 /// The server namespace's TCP counters (/proc/net/netstat "TcpExt"), non-zero ones:

@@ -1,10 +1,12 @@
 //! The lab: emulated bottleneck links between real Linux TCP endpoints, workloads
 //! like the papers', and their metrics, tables and plots.
+pub mod calibrate;
 pub mod emulator;
 pub mod experiment;
 pub mod lab;
 pub mod metrics;
 pub mod overhead;
+pub mod run;
 pub mod plot;
 pub mod report;
 pub mod topology;

@@ -5,6 +5,7 @@
 //! the run time of their programs per call (kernel.bpf_stats_enabled, switched on
 //! for the run and restored after).
 
+use crate::lab::run::Output;
 use crate::lab::traffic::{self, Server, SERVER_PORT};
 use crate::sys::{self, Interrupt};
 use anyhow::{Context, Result};
@@ -117,17 +118,11 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
             interrupt.check()?;
             let before_bpf = crate::bpf::prog_stats(cc);
             let t0 = busy_ticks()?;
-            let ns = client_ns.try_clone()?;
             let (cc2, intr) = (cc.clone(), interrupt.clone());
             let local = SocketAddr::new(IpAddr::V4(CLIENT), port);
             let remote = SocketAddr::new(IpAddr::V4(SERVER), SERVER_PORT + i as u16);
             port += 1;
-            let flow = std::thread::spawn(move || -> Result<traffic::ClientFlow> {
-                sys::enter_netns(&ns)?;
-                traffic::client_flow(remote, local, bytes, &cc2, Duration::from_secs(600), &intr)
-            })
-            .join()
-            .map_err(|_| anyhow::anyhow!("client thread panicked"))??;
+            let flow = sys::run_in_netns(&client_ns, None, move || traffic::client_flow(remote, local, bytes, &cc2, Duration::from_secs(600), &intr))?;
             let ticks = busy_ticks()? - t0;
             let _ = server.take_result(crate::lab::emulator::stats::FlowKey::new(local.ip(), local.port()), Duration::from_secs(5));
             let after_bpf = crate::bpf::prog_stats(cc);
@@ -161,4 +156,51 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
     drop(server);
     drop(pair);
     Ok(rows)
+}
+
+/// `headstart lab overhead`: validates everything, registers the headstart controllers
+/// named, runs, and writes overhead.jsonl and the summary table. Returns the folder.
+pub fn run_and_report(cc: &[String], bytes: &str, reps: u32, out: &Output) -> Result<std::path::PathBuf> {
+    for c in cc {
+        crate::lab::experiment::CcSpec::parse(c)?.check_available()?;
+    }
+    let bytes = crate::units::parse_size(bytes)?;
+    sys::require_root()?;
+    crate::lab::run::load_headstart_ccs(cc.iter().map(String::as_str))?;
+    let dir = out.prepare("overhead")?;
+    let rows = run(cc, bytes, reps, Interrupt::install()?)?;
+    let mut jsonl = String::new();
+    for r in &rows {
+        jsonl.push_str(&serde_json::to_string(r)?);
+        jsonl.push('\n');
+    }
+    std::fs::write(dir.join("overhead.jsonl"), jsonl)?;
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["cc", "runs", "throughput Gbit/s (median, min–max)", "CPU s/GB (median, min–max)", "CPU vs first", "BPF ns/call", "BPF ns/ACK"]);
+    let med = |v: &mut Vec<f64>| crate::lab::metrics::median(v);
+    let mut base_cpu = None;
+    for c in cc {
+        let rs: Vec<_> = rows.iter().filter(|r| &r.cc == c).collect();
+        let mut tp: Vec<f64> = rs.iter().map(|r| r.throughput_gbps).collect();
+        let mut cpu: Vec<f64> = rs.iter().map(|r| r.cpu_s_per_gb).collect();
+        let mut ns: Vec<f64> = rs.iter().filter_map(|r| r.bpf_ns_per_call).collect();
+        let mut nsa: Vec<f64> = rs.iter().filter_map(|r| r.bpf_ns_per_ack).collect();
+        let (tmin, tmax) = tp.iter().fold((f64::MAX, f64::MIN), |a, &x| (a.0.min(x), a.1.max(x)));
+        let (cmin, cmax) = cpu.iter().fold((f64::MAX, f64::MIN), |a, &x| (a.0.min(x), a.1.max(x)));
+        let cm = med(&mut cpu);
+        let base = *base_cpu.get_or_insert(cm);
+        t.add_row(vec![
+            c.clone(),
+            rs.len().to_string(),
+            format!("{:.2} ({tmin:.2}–{tmax:.2})", med(&mut tp)),
+            format!("{cm:.3} ({cmin:.3}–{cmax:.3})"),
+            format!("{:.2}x", cm / base),
+            if ns.is_empty() { "–".into() } else { format!("{:.0}", med(&mut ns)) },
+            if nsa.is_empty() { "–".into() } else { format!("{:.0}", med(&mut nsa)) },
+        ]);
+    }
+    println!("{t}");
+    std::fs::write(dir.join("summary.txt"), format!("{t}\n"))?;
+    Ok(dir)
 }

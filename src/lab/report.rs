@@ -38,6 +38,9 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
         "cpus": crate::sys::online_cpus(),
         "finished_unix_s": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         "headstart_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": env!("HEADSTART_GIT_COMMIT"),
+        // The knobs in force (null when headstart was not loaded).
+        "knobs": crate::bpf::read_knobs().ok().map(|k| crate::bpf::status::KnobsReport::of(&k)),
     });
     write_file(dir, RUN_JSON, &serde_json::to_string_pretty(&meta)?)?;
     if !res.cwnd_series.is_empty() {

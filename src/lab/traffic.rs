@@ -470,21 +470,16 @@ impl HttpServer {
         let child = cmd.spawn().context("starting nginx (apt-get install nginx-light)")?;
         let mut server = HttpServer { dir, child, files: Mutex::new(Default::default()) };
         // Ready when it accepts a connection inside its namespace.
-        let ns = ns.try_clone()?;
-        let ready = std::thread::spawn(move || -> bool {
-            if sys::enter_netns(&ns).is_err() {
-                return false;
-            }
+        let ready = sys::run_in_netns(ns, None, || {
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
                 if TcpStream::connect(("127.0.0.1", HTTP_PORT)).is_ok() {
-                    return true;
+                    return Ok(true);
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            false
+            Ok(false)
         })
-        .join()
         .unwrap_or(false);
         if !ready {
             let log = std::fs::read_to_string(server.dir.join("error.log")).unwrap_or_default();

@@ -106,7 +106,7 @@ static void test_short_flow_partial_cycle(void)
 	      (unsigned long long)gcbe_best(&g));
 	/* With the noise floor, 240 us of ACKs are too short to say anything. */
 	memset(&g, 0, sizeof(g));
-	g.min_span_us = GCBE_DEFAULT_MIN_SPAN_US;
+	g.min_span_us = 1000;  /* the knob gcbe_min_span_us's default */
 	gcbe_on_ack(&g, 1000, 0, 50000);
 	gcbe_on_ack(&g, 51000, ACK_BYTES, 50000);
 	gcbe_on_ack(&g, 51000 + ACK_GAP_US, 1200, 50000);
@@ -147,8 +147,8 @@ static void test_large_numbers(void)
 	/* 10 Gbit/s and a 1 s RTT: 1.25e9 B/s x 1e6 us must not overflow. */
 	__u64 bw = 1250000000ULL;
 	CHECK(hs_bdp_packets(bw, 1000000, 1448) == 863259, "BDP %llu", (unsigned long long)hs_bdp_packets(bw, 1000000, 1448));
-	CHECK(hs_start_cwnd(bw, 1000000, 1448) == 863259, "start cwnd");
-	CHECK(hs_start_cwnd(bw * 100, 1000000, 1448) == HS_MAX_START_CWND, "capped");
+	CHECK(hs_start_cwnd(bw, 1000000, 1448, HS_MAX_START_CWND) == 863259, "start cwnd");
+	CHECK(hs_start_cwnd(bw * 100, 1000000, 1448, ~0U) == HS_MAX_START_CWND, "capped");
 	/* A GCBE cycle of one second at 10 Gbit/s. */
 	struct gcbe g;
 	memset(&g, 0, sizeof(g));
@@ -163,9 +163,13 @@ static void test_large_numbers(void)
 static void test_startup_rules(void)
 {
 	/* 100 Mbit/s x 50 ms = 625,000 B = 431 packets of 1448 B. */
-	CHECK(hs_start_cwnd(12500000, 50000, 1448) == 431, "BDP cwnd %u", hs_start_cwnd(12500000, 50000, 1448));
-	CHECK(hs_start_cwnd(100000, 10000, 1448) == HS_INIT_CWND, "tiny path starts at IW");
-	CHECK(hs_start_cwnd(12500000, 50000, 0) == HS_INIT_CWND, "no MSS: IW");
+	CHECK(hs_start_cwnd(12500000, 50000, 1448, HS_MAX_START_CWND) == 431, "BDP cwnd %u",
+	      hs_start_cwnd(12500000, 50000, 1448, HS_MAX_START_CWND));
+	CHECK(hs_start_cwnd(100000, 10000, 1448, HS_MAX_START_CWND) == HS_INIT_CWND, "tiny path starts at IW");
+	CHECK(hs_start_cwnd(12500000, 50000, 0, HS_MAX_START_CWND) == HS_INIT_CWND, "no MSS: IW");
+	/* The operator's cap (max_start_cwnd) bounds the jump, never below IW. */
+	CHECK(hs_start_cwnd(12500000, 50000, 1448, 200) == 200, "capped at 200");
+	CHECK(hs_start_cwnd(12500000, 50000, 1448, 3) == HS_INIT_CWND, "a cap below IW is IW");
 	CHECK(hs_startup_exit_cwnd(3) == 10 && hs_startup_exit_cwnd(400) == 400, "eq. 3");
 	CHECK(!hs_worth_storing(12500000, 1000, 1448), "BDP 8 packets is not worth storing");
 	CHECK(hs_worth_storing(12500000, 50000, 1448), "431 packets is");

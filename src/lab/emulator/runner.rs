@@ -55,14 +55,8 @@ impl EmulatorSpec {
 /// Opens a TUN device named `name` inside the namespace `ns`. The device lives in that
 /// namespace; the returned descriptor works from anywhere.
 pub fn open_tun_in(ns: &File, name: &str) -> Result<OwnedFd> {
-    let ns = ns.try_clone()?;
     let name = name.to_string();
-    std::thread::spawn(move || -> Result<OwnedFd> {
-        sys::enter_netns(&ns)?;
-        open_tun(&name)
-    })
-    .join()
-    .map_err(|_| anyhow::anyhow!("TUN opener thread panicked"))?
+    sys::run_in_netns(ns, None, move || open_tun(&name))
 }
 
 fn open_tun(name: &str) -> Result<OwnedFd> {

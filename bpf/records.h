@@ -1,0 +1,99 @@
+/* The contract between the kernel side and the headstart tool: every record that
+ * crosses the bpffs boundary, defined once. Compiled into the BPF programs and,
+ * unchanged, into the host layout test (src/bpf/abi.rs), which checks that the
+ * tool's #[repr(C)] mirrors, knob table and counter names agree with these
+ * definitions field by field. Sizes and offsets are also asserted here, so that a
+ * change to a record is a deliberate one. Units are in the field names. */
+#ifndef HS_RECORDS_H
+#define HS_RECORDS_H
+
+#include "lib/types.h"
+
+/* A peer: IPv6, or IPv4 mapped as ::ffff:a.b.c.d. The key of hs_paths. */
+struct hs_addr {
+	__u8 bytes[16];
+};
+
+/* hs_paths value: what one peer's last flows left for the next one. */
+struct hs_path {
+	__u64 bw_bytes_per_s;       /* estimated bottleneck bandwidth */
+	__u64 stored_ns;            /* CLOCK_BOOTTIME when stored */
+	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
+	__u32 flows;                /* flows that stored into this entry */
+	__u32 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
+	__u32 reserved;
+};
+_Static_assert(sizeof(struct hs_path) == 32, "hs_path is 32 bytes");
+_Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 16, "hs_path layout");
+
+/* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */
+enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT = 3 };
+#define HS_SOURCE_USER 3
+
+/* hs_counters: HS_COUNTERS_PER_CC per-CPU u64 slots per controller, indexed
+ * cc * HS_COUNTERS_PER_CC + counter. Room is left for the phase counters to come. */
+#define HS_COUNTERS_PER_CC 32
+
+/* s_cubic and s_bbr (the stateful start). */
+enum hs_counter {
+	HS_FLOWS = 0,               /* flows that started with this controller */
+	HS_HITS,                    /* ... found their peer in the table (stateful start) */
+	HS_MISSES,                  /* ... did not (or found it expired) */
+	HS_STORES,                  /* flows that stored an estimate at termination */
+	HS_DISCARDS,                /* flows whose estimate was not worth storing (BDP <= IW) */
+	HS_SKIPPED,                 /* flows that did not store by rule (store off, frozen, short S-BBR flow) */
+	HS_EXPIRED,                 /* hits ignored because the entry was older than max_age_s */
+	HS_STATEFUL_COUNTERS,
+};
+
+/* suss: its slow-start rounds. */
+enum hs_suss_counter {
+	HS_SUSS_FLOWS = 0,          /* flows that started with suss */
+	HS_SUSS_ACCELERATED_ROUNDS, /* rounds grown by G > 2 (paced extra data) */
+	HS_SUSS_NORMAL_ROUNDS,      /* rounds decided at G = 2: SUSS hands over to HyStart */
+	HS_SUSS_TRAIN_EXITS,        /* slow start ended by the scaled ACK-train test */
+	HS_SUSS_DELAY_EXITS,        /* slow start ended by the delay test */
+	HS_SUSS_LOSS_STOPS,         /* SUSS stopped by a cwnd reduction while still deciding */
+	HS_SUSS_COUNTERS,
+};
+_Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");
+_Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their block");
+
+/* hs_config: the knobs, one record written whole by `headstart load` (defaults) and
+ * `headstart config`. Every knob is a __u32 holding its value as is; the tool's knob
+ * table (src/bpf/abi.rs) gives each its kind, range, default and documentation, in
+ * this order. A record whose `written` is not HS_CONFIG_WRITTEN was never written:
+ * the controllers then run as the kernel's own (hs_get_config). */
+#define HS_CONFIG_WRITTEN 0x48534331U  /* "HSC1" */
+struct hs_config {
+	__u32 written;
+	__u32 startup;
+	__u32 store;
+	__u32 freeze;
+	__u32 bw_scale_pct;
+	__u32 rwnd_override;        /* enum hs_rwnd_mode */
+	__u32 max_age_s;
+	__u32 suss;
+	__u32 suss_k_max;
+	__u32 gcbe_median;
+	__u32 no_ss_after_start;
+	__u32 gcbe_min_span_us;
+	__u32 bbr_plateau_rtts;
+	__u32 max_start_cwnd;
+};
+_Static_assert(sizeof(struct hs_config) == 14 * 4, "hs_config: one u32 per knob after `written`");
+
+enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_UNTIL_LOSS = 2 };
+
+/* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
+struct hs_flow_key {
+	__u8 peer[16];
+	__u8 local[16];
+	__u16 peer_port;            /* host byte order */
+	__u16 local_port;
+	__u32 pad;
+};
+_Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key is 40 bytes");
+_Static_assert(__builtin_offsetof(struct hs_flow_key, peer_port) == 32, "hs_flow_key layout");
+
+#endif

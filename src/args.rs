@@ -1,0 +1,228 @@
+//! The command line: every subcommand and flag, parsed by clap.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "headstart", version, about = "Start every TCP flow at full speed — and measure it")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Register headstart's congestion controls (all, or the ones named) in the
+    /// running kernel, pinned under /sys/fs/bpf/headstart.
+    Load {
+        /// Controllers to load (default: all).
+        names: Vec<String>,
+        /// Path table capacity in entries, when the table is created.
+        #[arg(long, default_value_t = headstart::bpf::DEFAULT_TABLE_ENTRIES)]
+        table_size: u32,
+    },
+    /// Unregister them (resetting any default congestion control that names them).
+    /// The path table stays unless --purge.
+    Unload {
+        #[arg(long)]
+        purge: bool,
+    },
+    /// What is loaded, the kernel's default, per-controller counters, the table.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The per-peer path table.
+    #[command(subcommand)]
+    Table(TableCommand),
+    /// Knobs: `headstart config` shows them, `headstart config KEY=VALUE ...` sets them
+    /// (all checked before any is written).
+    #[command(after_help = headstart::bpf::abi::knobs_help())]
+    Config {
+        assignments: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        /// Print the knob table as Markdown (the README's).
+        #[arg(long, conflicts_with_all = ["assignments", "json"])]
+        markdown: bool,
+    },
+    /// Attach the receive-window override (tc ingress) to a server interface.
+    Attach {
+        #[arg(long)]
+        dev: String,
+        /// Network namespace (by name, as `ip netns` lists it).
+        #[arg(long)]
+        netns: Option<String>,
+    },
+    /// Detach the receive-window override.
+    Detach {
+        #[arg(long)]
+        dev: String,
+        #[arg(long)]
+        netns: Option<String>,
+    },
+    /// The lab: emulated bottlenecks between real Linux TCP endpoints.
+    #[command(subcommand)]
+    Lab(LabCommand),
+}
+
+#[derive(Subcommand)]
+pub enum TableCommand {
+    /// Every entry, newest first (--json: one JSON object per line).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One peer's entry.
+    Get {
+        addr: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a peer's entry by hand (experiments, warm-up).
+    Set {
+        addr: String,
+        /// Bandwidth, e.g. 100mbit.
+        #[arg(long)]
+        bw: String,
+        /// Minimum RTT, e.g. 50ms.
+        #[arg(long)]
+        rtt: String,
+    },
+    /// Remove one peer.
+    Forget { addr: String },
+    /// Remove every entry.
+    Flush,
+    /// Write the table to a JSON file.
+    Save { file: PathBuf },
+    /// Load entries from a file written by `save`, after validating all of them.
+    Restore { file: PathBuf },
+}
+
+#[derive(Subcommand)]
+pub enum LabCommand {
+    /// Sequential flows of each size, for each congestion control (paper Fig. 2/7).
+    Sweep(SweepArgs),
+    /// Run an experiment described in a TOML file (sweep, poisson or competing).
+    Run {
+        /// The experiment file (see examples/*.toml).
+        file: PathBuf,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Redraw the PNG figures of a results folder.
+    Plot {
+        /// A folder written by `lab sweep` or `lab run`.
+        dir: PathBuf,
+    },
+    /// Measure the emulator itself: a bulk flow through each rate, delivered rate and
+    /// lateness against the schedule.
+    Calibrate {
+        /// Rates to test.
+        #[arg(long, value_delimiter = ',', default_value = "10mbit,100mbit,1gbit")]
+        rates: Vec<String>,
+        #[arg(long, default_value = "20ms")]
+        rtt: String,
+        #[arg(long, default_value = "1bdp")]
+        buffer: String,
+        /// Seconds of transfer per rate.
+        #[arg(long, default_value_t = 6.0)]
+        seconds: f64,
+        /// Congestion control of the bulk flow.
+        #[arg(long, default_value = "cubic")]
+        cc: String,
+        /// Calibrate a trace-driven downlink instead of the constant rates: the
+        /// delivered rate is averaged over whole periods of the trace.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// The CPU cost of congestion controls: bulk transfers over a veth pair with no
+    /// emulator; throughput, CPU time per GB, BPF run time per call.
+    Overhead {
+        #[arg(long, value_delimiter = ',', default_value = "cubic,s_cubic")]
+        cc: Vec<String>,
+        /// Bytes per transfer.
+        #[arg(long, default_value = "2g")]
+        bytes: String,
+        #[arg(long, default_value_t = 5)]
+        reps: u32,
+        #[command(flatten)]
+        out: OutArgs,
+    },
+    /// Delete lab namespaces left behind by runs that were killed.
+    Clean,
+}
+
+#[derive(Args)]
+pub struct OutArgs {
+    /// Results folder (default: results/<kind>-<UTC time>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Skip the PNG figures.
+    #[arg(long)]
+    pub no_plot: bool,
+}
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// Congestion controls; NAME:iwN adds a static initial window (route initcwnd).
+    /// headstart's (s_cubic, s_bbr) are loaded if needed.
+    #[arg(long, value_delimiter = ',', default_value = "cubic,bbr,cubic:iw100,s_cubic,s_bbr")]
+    pub cc: Vec<String>,
+    /// Bottleneck rate (ignored with --trace).
+    #[arg(long, default_value = "100mbit")]
+    pub rate: String,
+    /// Round-trip propagation delay.
+    #[arg(long, default_value = "50ms")]
+    pub rtt: String,
+    /// Drop-tail buffer: in BDPs (1bdp, 0.5bdp) or bytes (10mb, 625k).
+    #[arg(long, default_value = "1bdp")]
+    pub buffer: String,
+    /// Repetitions of each (size, cc) point.
+    #[arg(long, default_value_t = 3)]
+    pub reps: u32,
+    /// Flow sizes (k = 1024 bytes).
+    #[arg(long, value_delimiter = ',', default_value = "8k,16k,32k,64k,128k,256k,512k,1m,2m,4m,8m")]
+    pub sizes: Vec<String>,
+    /// Run a previous flow to the same peer right before each measured flow.
+    #[arg(long)]
+    pub warm: bool,
+    /// Size of the warm-up flow (default: the measured flow's size).
+    #[arg(long)]
+    pub warm_size: Option<String>,
+    /// Random loss on the downlink (e.g. 0.1%).
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// mahimahi trace for the downlink.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// mahimahi trace for the uplink.
+    #[arg(long)]
+    pub uplink_trace: Option<PathBuf>,
+    /// Use IPv6 between client and server.
+    #[arg(long)]
+    pub ipv6: bool,
+    /// Sample cwnd and pacing rate at this interval (e.g. 1ms) for cwnd plots.
+    #[arg(long)]
+    pub sample: Option<String>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Fetch over HTTP from a real nginx with a real curl instead of the lab's own
+    /// client and server (no TCP_INFO then: retransmissions come from the emulator).
+    #[arg(long)]
+    pub http: bool,
+    /// Do not attach the receive-window override to the server for headstart's
+    /// controllers.
+    #[arg(long)]
+    pub no_rwnd: bool,
+    /// Clients' initial receive window in MSS (route initrwnd; 179 is like Windows 10).
+    #[arg(long)]
+    pub client_initrwnd: Option<u32>,
+    #[command(flatten)]
+    pub out: OutArgs,
+}

@@ -1,0 +1,455 @@
+//! The tool's side of the contract in bpf/records.h: `#[repr(C)]` mirrors of the
+//! shared records, the knob table, the counter names and the controller ids. The
+//! layout test at the bottom compiles a small C program against records.h and checks
+//! every size, offset and enum value named here, so a field moved on either side
+//! fails `make test` instead of being silently misread.
+
+use anyhow::{bail, ensure, Context, Result};
+
+/// A record shared with the BPF side: plain old data with no padding (checked at
+/// compile time by `c_record!`), so its bytes are exactly the C struct's.
+///
+/// # Safety
+/// Implement only through `c_record!`, which proves the type has no padding and is
+/// made of integers and integer arrays, for which every bit pattern is valid.
+pub unsafe trait Record: Copy + Default {
+    fn as_bytes(&self) -> &[u8] {
+        // SAFETY: Record types have no padding (c_record! asserts it).
+        unsafe { std::slice::from_raw_parts(self as *const Self as *const u8, std::mem::size_of::<Self>()) }
+    }
+
+    fn from_bytes(b: &[u8]) -> Result<Self> {
+        ensure!(b.len() == std::mem::size_of::<Self>(), "record of {} bytes, expected {}", b.len(), std::mem::size_of::<Self>());
+        // SAFETY: the length matches and every bit pattern is a valid value.
+        Ok(unsafe { std::ptr::read_unaligned(b.as_ptr() as *const Self) })
+    }
+}
+
+/// Declares a `#[repr(C)]` mirror of a C struct in records.h; field names are the C
+/// names. `FIELDS` lists (name, offset, size) for the layout test.
+macro_rules! c_record {
+    ($(#[$m:meta])* pub struct $name:ident = $c:literal { $($(#[$fm:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name { $($(#[$fm])* pub $field: $ty,)* }
+        impl $name {
+            pub const C_NAME: &'static str = $c;
+            pub const FIELDS: &'static [(&'static str, usize, usize)] =
+                &[$((stringify!($field), std::mem::offset_of!($name, $field), std::mem::size_of::<$ty>()),)*];
+        }
+        const _: () = assert!(0 $(+ std::mem::size_of::<$ty>())* == std::mem::size_of::<$name>(), concat!($c, " has padding"));
+        // SAFETY: no padding (asserted above); integer fields only.
+        unsafe impl Record for $name {}
+    };
+}
+
+c_record! {
+    /// struct hs_path: one peer's entry in hs_paths.
+    pub struct PathEntry = "hs_path" {
+        pub bw_bytes_per_s: u64,
+        pub stored_ns: u64,
+        pub min_rtt_us: u32,
+        pub flows: u32,
+        pub source: u32,
+        pub reserved: u32,
+    }
+}
+
+c_record! {
+    /// struct hs_addr: the key of hs_paths.
+    pub struct PeerKey = "hs_addr" {
+        pub bytes: [u8; 16],
+    }
+}
+
+c_record! {
+    /// struct hs_flow_key: the key of hs_rwnd.
+    pub struct FlowKey = "hs_flow_key" {
+        pub peer: [u8; 16],
+        pub local: [u8; 16],
+        pub peer_port: u16,
+        pub local_port: u16,
+        pub pad: u32,
+    }
+}
+
+/// Who wrote an entry: the controllers by id (enum hs_cc_id), then the user.
+pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user"];
+/// HS_SOURCE_USER.
+pub const SOURCE_USER: u32 = 3;
+
+/// One named counter slot of a controller's block in hs_counters.
+pub struct Counter {
+    pub name: &'static str,
+    /// Its enum constant in records.h.
+    pub c_name: &'static str,
+}
+
+/// HS_COUNTERS_PER_CC.
+pub const COUNTERS_PER_CC: usize = 32;
+
+macro_rules! counters {
+    ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
+}
+
+/// enum hs_counter: s_cubic and s_bbr.
+pub const STATEFUL_COUNTERS: &[Counter] = counters![
+    "flows" = "HS_FLOWS", "hits" = "HS_HITS", "misses" = "HS_MISSES", "stores" = "HS_STORES",
+    "discards" = "HS_DISCARDS", "skipped" = "HS_SKIPPED", "expired" = "HS_EXPIRED",
+];
+
+/// enum hs_suss_counter.
+pub const SUSS_COUNTERS: &[Counter] = counters![
+    "flows" = "HS_SUSS_FLOWS", "accelerated_rounds" = "HS_SUSS_ACCELERATED_ROUNDS",
+    "normal_rounds" = "HS_SUSS_NORMAL_ROUNDS", "train_exits" = "HS_SUSS_TRAIN_EXITS",
+    "delay_exits" = "HS_SUSS_DELAY_EXITS", "loss_stops" = "HS_SUSS_LOSS_STOPS",
+];
+
+/// A congestion control of ours: its name (the struct_ops map and the kernel's name
+/// for it), its id (enum hs_cc_id) and the meaning of its counter slots.
+pub struct ControllerAbi {
+    pub name: &'static str,
+    pub id: u32,
+    pub c_id: &'static str,
+    pub counters: &'static [Counter],
+}
+
+pub const CONTROLLER_ABI: &[ControllerAbi] = &[
+    ControllerAbi { name: "s_cubic", id: 0, c_id: "HS_CC_S_CUBIC", counters: STATEFUL_COUNTERS },
+    ControllerAbi { name: "s_bbr", id: 1, c_id: "HS_CC_S_BBR", counters: STATEFUL_COUNTERS },
+    ControllerAbi { name: "suss", id: 2, c_id: "HS_CC_SUSS", counters: SUSS_COUNTERS },
+];
+
+// ---------------------------------------------------------------------------------
+// Knobs: struct hs_config is `written` followed by one u32 per knob, in this order.
+
+/// How a knob's value is written and read.
+pub enum KnobKind {
+    /// 0/1: on/off, true/false, yes/no.
+    Switch,
+    /// Named values.
+    Choice(&'static [(&'static str, u32)]),
+    /// A whole number in a range, with its unit.
+    Number { min: u32, max: u32, unit: &'static str },
+}
+
+pub struct Knob {
+    pub name: &'static str,
+    pub kind: KnobKind,
+    pub default: u32,
+    pub doc: &'static str,
+}
+
+const ON: u32 = 1;
+const OFF: u32 = 0;
+
+/// Every knob: the one place its kind, range, default and documentation live. The
+/// C field of the same name in struct hs_config holds it (checked by the layout test).
+pub const KNOBS: &[Knob] = &[
+    Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
+    Knob { name: "store", kind: KnobKind::Switch, default: ON, doc: "store each flow's estimate at its end" },
+    Knob { name: "freeze", kind: KnobKind::Switch, default: OFF, doc: "never overwrite an entry (the paper's S-Cubic*)" },
+    Knob {
+        name: "bw_scale_pct",
+        kind: KnobKind::Number { min: 1, max: 1000, unit: "%" },
+        default: 100,
+        doc: "cached bandwidth x pct/100 at the start: the estimation-error experiment",
+    },
+    Knob {
+        name: "rwnd_override",
+        kind: KnobKind::Choice(&[("off", 0), ("on", 1), ("whole", 2)]),
+        default: 2,
+        doc: "open the receiver's window of stateful starts: on = until the first data ACK, whole = until the first sign of loss",
+    },
+    Knob { name: "max_age_s", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" }, default: 0, doc: "ignore older entries (0 = any age)" },
+    Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
+    Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
+    Knob { name: "gcbe_median", kind: KnobKind::Switch, default: ON, doc: "store the median of the last 5 GCBE estimates; off = their max (eq. 8)" },
+    Knob { name: "no_ss_after_start", kind: KnobKind::Switch, default: ON, doc: "after the start, slow start only up to the cached BDP; off = the paper" },
+    Knob {
+        name: "gcbe_min_span_us",
+        kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "us" },
+        default: 1000,
+        doc: "GCBE's noise floor: shorter cycles say nothing (0 = the paper)",
+    },
+    Knob {
+        name: "bbr_plateau_rtts",
+        kind: KnobKind::Number { min: 0, max: 2, unit: "RTTs" },
+        default: 0,
+        doc: "s_bbr: the cached rate counts as STARTUP's plateau; STARTUP ends this many RTTs after a hit (0 = off)",
+    },
+    Knob {
+        name: "max_start_cwnd",
+        kind: KnobKind::Number { min: 10, max: 1_000_000, unit: "packets" },
+        default: 1_000_000,
+        doc: "cap on a stateful start's first window (Careful Resume's max jump)",
+    },
+];
+
+/// HS_CONFIG_WRITTEN.
+pub const CONFIG_WRITTEN: u32 = 0x4853_4331;
+
+pub fn knob(name: &str) -> Result<(usize, &'static Knob)> {
+    KNOBS.iter().enumerate().find(|(_, k)| k.name == name).with_context(|| {
+        format!("unknown knob '{name}' (knobs: {})", KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
+    })
+}
+
+impl Knob {
+    /// Parses a value as written by a user (or by `format`).
+    pub fn parse(&self, text: &str) -> Result<u32> {
+        let v = text.trim();
+        let value = match &self.kind {
+            KnobKind::Switch => match v {
+                "1" | "on" | "true" | "yes" => 1,
+                "0" | "off" | "false" | "no" => 0,
+                _ => bail!("{} takes on/off, not '{v}'", self.name),
+            },
+            KnobKind::Choice(choices) => match choices.iter().find(|(n, _)| *n == v) {
+                Some((_, x)) => *x,
+                None => v.parse().ok().filter(|x| choices.iter().any(|(_, c)| c == x)).with_context(|| {
+                    format!("{} takes {}, not '{v}'", self.name, choices.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("/"))
+                })?,
+            },
+            KnobKind::Number { .. } => v.parse().with_context(|| format!("{} takes a whole number, not '{v}'", self.name))?,
+        };
+        self.check(value)?;
+        Ok(value)
+    }
+
+    pub fn check(&self, value: u32) -> Result<()> {
+        match &self.kind {
+            KnobKind::Switch => ensure!(value <= 1, "{} must be on or off", self.name),
+            KnobKind::Choice(choices) => ensure!(choices.iter().any(|(_, c)| *c == value), "{}: {value} is not a known value", self.name),
+            KnobKind::Number { min, max, unit } => {
+                ensure!((*min..=*max).contains(&value), "{} must be {min}..{max}{}{}", self.name, if unit.is_empty() { "" } else { " " }, unit)
+            }
+        }
+        Ok(())
+    }
+
+    /// The value as `parse` reads it back.
+    pub fn format(&self, value: u32) -> String {
+        match &self.kind {
+            KnobKind::Switch => (if value != 0 { "on" } else { "off" }).to_string(),
+            KnobKind::Choice(choices) => choices.iter().find(|(_, c)| *c == value).map(|(n, _)| n.to_string()).unwrap_or_else(|| value.to_string()),
+            KnobKind::Number { .. } => value.to_string(),
+        }
+    }
+
+    /// What values it takes, for help texts and the README.
+    pub fn values(&self) -> String {
+        match &self.kind {
+            KnobKind::Switch => "on/off".to_string(),
+            KnobKind::Choice(choices) => choices.iter().map(|(n, _)| *n).collect::<Vec<_>>().join("/"),
+            KnobKind::Number { min, max, unit } => format!("{min}..{max}{}{unit}", if unit.is_empty() { "" } else { " " }),
+        }
+    }
+}
+
+/// The knob values, in KNOBS order: the body of struct hs_config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Knobs([u32; KNOBS.len()]);
+
+impl Default for Knobs {
+    fn default() -> Self {
+        let mut v = [0; KNOBS.len()];
+        for (i, k) in KNOBS.iter().enumerate() {
+            v[i] = k.default;
+        }
+        Knobs(v)
+    }
+}
+
+impl Knobs {
+    pub const RECORD_SIZE: usize = 4 * (1 + KNOBS.len());
+
+    pub fn get(&self, name: &str) -> Result<u32> {
+        Ok(self.0[knob(name)?.0])
+    }
+
+    /// Applies `KEY=VALUE`; on error nothing changes.
+    pub fn set(&mut self, assignment: &str) -> Result<()> {
+        let (k, v) = assignment.split_once('=').with_context(|| format!("'{assignment}': expected KEY=VALUE"))?;
+        let (i, knob) = knob(k.trim())?;
+        self.0[i] = knob.parse(v)?;
+        Ok(())
+    }
+
+    /// (name, value as written) in table order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static Knob, u32)> + '_ {
+        KNOBS.iter().zip(self.0.iter().copied())
+    }
+
+    /// The hs_config record. Values were checked on the way in.
+    pub fn to_record(&self) -> Vec<u8> {
+        std::iter::once(CONFIG_WRITTEN).chain(self.0.iter().copied()).flat_map(u32::to_ne_bytes).collect()
+    }
+
+    /// Reads an hs_config record: None if it was never written by the tool.
+    pub fn from_record(b: &[u8]) -> Result<Option<Knobs>> {
+        ensure!(b.len() == Self::RECORD_SIZE, "knob record of {} bytes, expected {}", b.len(), Self::RECORD_SIZE);
+        let word = |i: usize| u32::from_ne_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        if word(0) != CONFIG_WRITTEN {
+            return Ok(None);
+        }
+        let mut v = [0; KNOBS.len()];
+        for (i, k) in KNOBS.iter().enumerate() {
+            v[i] = word(i + 1);
+            k.check(v[i]).context("the pinned knob record is corrupt")?;
+        }
+        Ok(Some(Knobs(v)))
+    }
+}
+
+/// The knob table as Markdown, for the README (a unit test keeps them equal).
+pub fn knobs_markdown() -> String {
+    let mut s = String::from("| knob | values | default | what it does |\n|---|---|---|---|\n");
+    for k in KNOBS {
+        s.push_str(&format!("| `{}` | {} | {} | {} |\n", k.name, k.values(), k.format(k.default), k.doc));
+    }
+    s
+}
+
+/// The knob table as plain text, for `headstart config --help`.
+pub fn knobs_help() -> String {
+    let mut s = String::from("Knobs (KEY=VALUE):\n");
+    for k in KNOBS {
+        s.push_str(&format!("  {:<18} {} (default {}): {}\n", k.name, k.values(), k.format(k.default), k.doc));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::process::Command;
+
+    /// Compiles a C program that prints every size, offset and constant the tool
+    /// relies on, as the C compiler sees records.h, and returns them by name.
+    fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        c.push_str(extra_c);
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS)] {
+            c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
+            for (f, _, _) in fields.iter() {
+                c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
+                c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
+            }
+        }
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\n");
+        for k in KNOBS {
+            c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
+        }
+        c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
+        for cc in CONTROLLER_ABI {
+            c.push_str(&format!("P(\"{0}\", {0});\n", cc.c_id));
+            for ctr in cc.counters {
+                c.push_str(&format!("P(\"{0}\", {0});\n", ctr.c_name));
+            }
+        }
+        c.push_str("P(\"HS_STATEFUL_COUNTERS\", HS_STATEFUL_COUNTERS);\nP(\"HS_SUSS_COUNTERS\", HS_SUSS_COUNTERS);\nreturn 0; }\n");
+
+        let dir = std::env::temp_dir().join(format!("headstart-layout-{}-{}", std::process::id(), extra_c.len()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (src, bin) = (dir.join("layout.c"), dir.join("layout"));
+        std::fs::write(&src, c).unwrap();
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        let out = Command::new(cc)
+            .args(["-std=c11", "-Wall", "-Werror", "-I", concat!(env!("CARGO_MANIFEST_DIR"), "/bpf"), "-o"])
+            .arg(&bin)
+            .arg(&src)
+            .output()
+            .expect("run the C compiler");
+        assert!(out.status.success(), "records.h and the tool disagree on a name:\n{}", String::from_utf8_lossy(&out.stderr));
+        let run = Command::new(&bin).output().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| {
+                let (k, v) = l.split_once(' ').unwrap();
+                (k.to_string(), v.parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn layout_matches_the_c_headers() {
+        let c = c_layout("");
+        let mut wrong = Vec::new();
+        let mut want = |key: String, rust: u64| {
+            if c.get(&key) != Some(&rust) {
+                wrong.push(format!("{key}: C {:?}, Rust {rust}", c.get(&key)));
+            }
+        };
+        for (cname, fields, size) in [
+            (PathEntry::C_NAME, PathEntry::FIELDS, std::mem::size_of::<PathEntry>()),
+            (PeerKey::C_NAME, PeerKey::FIELDS, std::mem::size_of::<PeerKey>()),
+            (FlowKey::C_NAME, FlowKey::FIELDS, std::mem::size_of::<FlowKey>()),
+        ] {
+            want(format!("{cname}.size"), size as u64);
+            for (f, off, sz) in fields.iter() {
+                want(format!("{cname}.{f}.offset"), *off as u64);
+                want(format!("{cname}.{f}.size"), *sz as u64);
+            }
+        }
+        want("hs_config.size".into(), Knobs::RECORD_SIZE as u64);
+        want("hs_config.written.offset".into(), 0);
+        want("HS_CONFIG_WRITTEN".into(), CONFIG_WRITTEN as u64);
+        for (i, k) in KNOBS.iter().enumerate() {
+            want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
+        }
+        want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
+        want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);
+        want("HS_SOURCE_USER".into(), SOURCE_USER as u64);
+        for cc in CONTROLLER_ABI {
+            want(cc.c_id.to_string(), cc.id as u64);
+            assert_eq!(SOURCES[cc.id as usize], cc.name, "SOURCES follows enum hs_cc_id");
+            for (i, ctr) in cc.counters.iter().enumerate() {
+                want(ctr.c_name.to_string(), i as u64);
+            }
+        }
+        want("HS_STATEFUL_COUNTERS".into(), STATEFUL_COUNTERS.len() as u64);
+        want("HS_SUSS_COUNTERS".into(), SUSS_COUNTERS.len() as u64);
+        assert!(wrong.is_empty(), "records.h and src/bpf/abi.rs disagree:\n{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn knobs_parse_check_and_round_trip() {
+        let mut k = Knobs::default();
+        k.set("bw_scale_pct=20").unwrap();
+        k.set("freeze=on").unwrap();
+        k.set("rwnd_override=on").unwrap();
+        assert_eq!((k.get("bw_scale_pct").unwrap(), k.get("freeze").unwrap(), k.get("rwnd_override").unwrap()), (20, 1, 1));
+        let before = k.clone();
+        for bad in ["freeze=maybe", "bw_scale_pct=0", "bw_scale_pct=1001", "nosuch=1", "startup", "rwnd_override=3", "suss_k_max=5", "bbr_plateau_rtts=3", "max_start_cwnd=9"] {
+            assert!(k.set(bad).is_err(), "{bad} must be refused");
+        }
+        assert_eq!(k, before, "a refused value changes nothing");
+        assert_eq!(Knobs::from_record(&k.to_record()).unwrap(), Some(k.clone()));
+        assert_eq!(k.to_record().len(), Knobs::RECORD_SIZE);
+        assert_eq!(Knobs::from_record(&vec![0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
+        let mut corrupt = k.to_record();
+        let slot = 4 * (1 + knob("bw_scale_pct").unwrap().0);
+        corrupt[slot..slot + 4].copy_from_slice(&0u32.to_ne_bytes());
+        assert!(Knobs::from_record(&corrupt).is_err());
+        for knob in KNOBS {
+            assert_eq!(knob.parse(&knob.format(knob.default)).unwrap(), knob.default, "{} round-trips", knob.name);
+        }
+    }
+
+    #[test]
+    fn the_readme_lists_every_knob_as_the_table_says() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        assert!(readme.contains(&knobs_markdown()), "README.md's knob table is not `headstart config --markdown`:\n{}", knobs_markdown());
+    }
+
+    #[test]
+    fn records_round_trip_through_bytes() {
+        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, source: 0, reserved: 0 };
+        assert_eq!(PathEntry::from_bytes(e.as_bytes()).unwrap(), e);
+        assert!(PathEntry::from_bytes(&[0; 31]).is_err());
+    }
+}

@@ -1,0 +1,155 @@
+//! What the read commands report (`status`, `config`, `table get/list`): one struct
+//! each, printed as text for people or as JSON (`--json`) for programs and tests.
+//! The JSON field names are the schema; the README documents them.
+
+use super::abi::{Knobs, PathEntry};
+use super::{table, CONTROLLERS, PIN_DIR};
+use crate::sys;
+use crate::units::fmt_rate;
+use anyhow::Result;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::net::IpAddr;
+
+#[derive(Serialize)]
+pub struct ControllerStatus {
+    pub name: &'static str,
+    pub loaded: bool,
+    /// Counter name -> count (summed over CPUs), in records.h's order; empty when
+    /// nothing is pinned.
+    pub counters: Map<String, Value>,
+}
+
+#[derive(Serialize)]
+pub struct TableStatus {
+    pub entries: usize,
+    pub capacity: u32,
+    pub pin: String,
+}
+
+#[derive(Serialize)]
+pub struct Status {
+    pub default_cc: String,
+    pub controllers: Vec<ControllerStatus>,
+    /// None when nothing was ever loaded.
+    pub table: Option<TableStatus>,
+    pub knobs: Option<KnobsReport>,
+    pub rwnd_rewrites: u64,
+}
+
+/// Knob name -> value as `headstart config` takes it, in the knob table's order.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct KnobsReport(pub Map<String, Value>);
+
+impl KnobsReport {
+    pub fn of(k: &Knobs) -> KnobsReport {
+        KnobsReport(k.iter().map(|(knob, v)| (knob.name.to_string(), Value::from(knob.format(v)))).collect())
+    }
+
+    /// One `name = value` line per knob, in the knob table's order.
+    pub fn text(k: &Knobs) -> String {
+        k.iter().map(|(knob, v)| format!("{} = {}\n", knob.name, knob.format(v))).collect()
+    }
+}
+
+#[derive(Serialize)]
+pub struct EntryReport {
+    pub peer: String,
+    pub bw_bytes_per_s: u64,
+    pub min_rtt_us: u32,
+    pub flows: u32,
+    pub age_s: f64,
+    pub source: &'static str,
+}
+
+impl EntryReport {
+    pub fn of(addr: IpAddr, e: &PathEntry, now_boot_ns: u64) -> EntryReport {
+        EntryReport {
+            peer: addr.to_string(),
+            bw_bytes_per_s: e.bw_bytes_per_s,
+            min_rtt_us: e.min_rtt_us,
+            flows: e.flows,
+            age_s: now_boot_ns.saturating_sub(e.stored_ns) as f64 / 1e9,
+            source: table::source_name(e),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        format!(
+            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows, {:.1} s old, from {}",
+            self.peer,
+            fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
+            self.bw_bytes_per_s,
+            self.min_rtt_us as f64 / 1e3,
+            self.flows,
+            self.age_s,
+            self.source
+        )
+    }
+}
+
+pub fn status() -> Result<Status> {
+    sys::require_root()?;
+    let controllers = CONTROLLERS
+        .iter()
+        .map(|c| ControllerStatus {
+            name: c.name(),
+            loaded: super::is_loaded(c.name()),
+            counters: super::counters(c.abi)
+                .map(|v| c.abi.counters.iter().map(|k| k.name.to_string()).zip(v.into_iter().map(Value::from)).collect())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let (table, knobs) = match super::paths_map() {
+        Ok(m) => (
+            Some(TableStatus { entries: super::table_entries()?.len(), capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
+            Some(KnobsReport::of(&super::read_knobs()?)),
+        ),
+        Err(_) => (None, None),
+    };
+    Ok(Status { default_cc: super::default_cc(), controllers, table, knobs, rwnd_rewrites: super::rwnd_rewrites() })
+}
+
+impl Status {
+    pub fn text(&self) -> String {
+        let mut s = format!("default congestion control: {}\n", self.default_cc);
+        for c in &self.controllers {
+            s.push_str(&format!("{:<8} {}", c.name, if c.loaded { "loaded    " } else { "not loaded" }));
+            for (k, v) in &c.counters {
+                s.push_str(&format!("  {k} {v}"));
+            }
+            s.push('\n');
+        }
+        match &self.table {
+            Some(t) => s.push_str(&format!("path table: {} of {} entries ({})\n", t.entries, t.capacity, t.pin)),
+            None => s.push_str("path table: none (nothing loaded yet)\n"),
+        }
+        if let Some(k) = &self.knobs {
+            let knobs: Vec<String> = k.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect();
+            s.push_str(&format!("knobs: {}\n", knobs.join(" ")));
+        }
+        s.push_str(&format!("receive-window rewrites: {}\n", self.rwnd_rewrites));
+        s
+    }
+}
+
+/// The whole table as text, newest first.
+pub fn table_text(entries: &[(IpAddr, PathEntry)], now_boot_ns: u64) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["peer", "bandwidth", "min RTT ms", "BDP KB", "flows", "age s", "source"]);
+    for (a, e) in entries {
+        let r = EntryReport::of(*a, e, now_boot_ns);
+        t.add_row(vec![
+            r.peer,
+            fmt_rate(r.bw_bytes_per_s as f64 * 8.0),
+            format!("{:.2}", r.min_rtt_us as f64 / 1e3),
+            format!("{:.0}", r.bw_bytes_per_s as f64 * r.min_rtt_us as f64 / 1e6 / 1024.0),
+            r.flows.to_string(),
+            format!("{:.1}", r.age_s),
+            r.source.to_string(),
+        ]);
+    }
+    format!("{t}\n{} entries", entries.len())
+}

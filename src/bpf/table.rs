@@ -1,0 +1,131 @@
+//! The path table from userspace: peer keys, entry validation, the save file.
+
+use anyhow::{ensure, Context, Result};
+use serde::{Deserialize, Serialize};
+use super::abi::{PathEntry, SOURCES};
+use std::net::{IpAddr, Ipv6Addr};
+
+/// Bounds a stored estimate must respect: beyond them it is corrupt, not a path.
+pub const MAX_BW_BYTES_PER_S: u64 = 1 << 40; // ~8.8 Tbit/s
+pub const MAX_RTT_US: u32 = 10_000_000; // 10 s
+
+pub fn addr_to_key(addr: IpAddr) -> [u8; 16] {
+    match addr {
+        IpAddr::V4(a) => a.to_ipv6_mapped().octets(),
+        IpAddr::V6(a) => a.octets(),
+    }
+}
+
+pub fn key_to_addr(k: &[u8]) -> IpAddr {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&k[..16]);
+    let v6 = Ipv6Addr::from(b);
+    v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(IpAddr::V6(v6))
+}
+
+/// Checks an entry before it goes into the table (set, restore).
+pub fn validate_entry(e: &PathEntry) -> Result<()> {
+    ensure!(e.bw_bytes_per_s > 0 && e.bw_bytes_per_s <= MAX_BW_BYTES_PER_S, "bandwidth {} B/s is out of range", e.bw_bytes_per_s);
+    ensure!(e.min_rtt_us > 0 && e.min_rtt_us <= MAX_RTT_US, "min RTT {} us is out of range (1 us .. 10 s)", e.min_rtt_us);
+    ensure!((e.source as usize) < SOURCES.len(), "unknown source {}", e.source);
+    Ok(())
+}
+
+pub fn source_name(e: &PathEntry) -> &'static str {
+    SOURCES.get(e.source as usize).copied().unwrap_or("?")
+}
+
+/// The path table on disk: JSON, every field named with its unit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedTable {
+    pub format: String,
+    pub version: u32,
+    pub saved_unix_s: u64,
+    pub entries: Vec<SavedEntry>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedEntry {
+    pub peer: String,
+    pub bw_bytes_per_s: u64,
+    pub min_rtt_us: u32,
+    pub flows: u32,
+    /// Age when saved; restore keeps it (an entry does not get younger on disk).
+    pub age_s: f64,
+    pub source: String,
+}
+
+pub const SAVE_FORMAT: &str = "headstart-path-table";
+pub const SAVE_VERSION: u32 = 1;
+
+impl SavedTable {
+    /// Parses and validates every record; the first bad one fails the whole file.
+    pub fn parse(text: &str) -> Result<Vec<(IpAddr, PathEntry, f64)>> {
+        let t: SavedTable = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("not a headstart table file: {e}"))?;
+        ensure!(t.format == SAVE_FORMAT, "format is '{}', expected '{SAVE_FORMAT}'", t.format);
+        ensure!(t.version == SAVE_VERSION, "version {} is not supported (expected {SAVE_VERSION})", t.version);
+        let mut out = Vec::with_capacity(t.entries.len());
+        let mut seen = std::collections::HashSet::new();
+        for (i, e) in t.entries.iter().enumerate() {
+            let rec = || format!("record {} ({})", i + 1, e.peer);
+            let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("{}: '{}' is not an IP address", rec(), e.peer))?;
+            ensure!(seen.insert(addr), "{}: duplicate peer", rec());
+            let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u32;
+            ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, reserved: 0 };
+            validate_entry(&entry).with_context(rec)?;
+            out.push((addr, entry, e.age_s));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_validated() {
+        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, source: 0, reserved: 0 };
+        assert!(validate_entry(&e).is_ok());
+        assert!(validate_entry(&PathEntry { bw_bytes_per_s: 0, ..e }).is_err());
+        assert!(validate_entry(&PathEntry { min_rtt_us: 0, ..e }).is_err());
+        assert!(validate_entry(&PathEntry { min_rtt_us: MAX_RTT_US + 1, ..e }).is_err());
+        assert!(validate_entry(&PathEntry { source: 9, ..e }).is_err());
+    }
+
+    #[test]
+    fn keys_map_ipv4_into_ipv6() {
+        let v4: IpAddr = "10.77.1.1".parse().unwrap();
+        let k = addr_to_key(v4);
+        assert_eq!(&k[10..12], &[0xff, 0xff]);
+        assert_eq!(key_to_addr(&k), v4);
+        let v6: IpAddr = "fd77::1:1".parse().unwrap();
+        assert_eq!(key_to_addr(&addr_to_key(v6)), v6);
+    }
+
+    #[test]
+    fn saved_table_is_validated_record_by_record() {
+        let good = r#"{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
+            {"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":3.5,"source":"s_cubic"},
+            {"peer":"fd77::1:1","bw_bytes_per_s":1000,"min_rtt_us":10,"flows":0,"age_s":0,"source":"user"}]}"#;
+        assert_eq!(SavedTable::parse(good).unwrap().len(), 2);
+        for (bad, why) in [
+            (good.replace("10.0.0.1", "10.0.0.999"), "not an IP"),
+            (good.replace("12500000", "0"), "bandwidth"),
+            (good.replace("\"min_rtt_us\":50000", "\"min_rtt_us\":0"), "min RTT"),
+            (good.replace("3.5", "-1"), "age"),
+            (good.replace("\"user\"", "\"nobody\""), "unknown source"),
+            (good.replace("fd77::1:1", "10.0.0.1"), "duplicate"),
+            (good.replace("\"version\":1", "\"version\":9"), "version"),
+            (good.replace("headstart-path-table", "x"), "format"),
+            ("{".to_string(), "not a headstart table"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"extra\":2,"), "not a headstart table"),
+        ] {
+            let err = format!("{:#}", SavedTable::parse(&bad).unwrap_err());
+            assert!(err.contains(why), "expected '{why}' in '{err}'");
+        }
+    }
+}

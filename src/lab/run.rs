@@ -1,0 +1,126 @@
+//! Running an experiment end to end, as the CLI does: validate everything, make sure
+//! the headstart controllers it names are registered, run, then write the rows, the
+//! tables and the figures into the results folder.
+
+use super::experiment::{Experiment, ExperimentText};
+use super::{plot, report, workloads};
+use crate::sys::{self, Interrupt};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Where results go and how much is shown on the way.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    /// The results folder (default: results/<kind>-<UTC time>).
+    pub dir: Option<PathBuf>,
+    pub quiet: bool,
+    pub no_plot: bool,
+}
+
+impl Output {
+    /// The results folder, created and checked writable.
+    pub fn prepare(&self, kind: &str) -> Result<PathBuf> {
+        let dir = self.dir.clone().unwrap_or_else(|| default_dir(kind));
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create results folder {}", dir.display()))?;
+        let probe = dir.join(".write-test");
+        std::fs::write(&probe, b"").with_context(|| format!("cannot write into {}", dir.display()))?;
+        let _ = std::fs::remove_file(probe);
+        Ok(dir)
+    }
+}
+
+/// results/<kind>-<YYYYMMDD-HHMMSS> in UTC.
+pub fn default_dir(kind: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    PathBuf::from(format!("results/{kind}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}", t / 3600, t / 60 % 60, t % 60))
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Registers the headstart controllers among `ccs` that the kernel lacks.
+pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    let missing: Vec<String> = ccs.into_iter().filter(|k| super::lab::is_headstart(k) && !crate::bpf::is_loaded(k)).map(str::to_string).collect();
+    if !missing.is_empty() {
+        let loaded = crate::bpf::load(&missing, crate::bpf::DEFAULT_TABLE_ENTRIES)?;
+        eprintln!("loaded {} for this run (they stay registered: `headstart unload` removes them)", loaded.join(", "));
+    }
+    Ok(())
+}
+
+/// The experiment's `[knobs]` in force for the run; the previous values are written
+/// back when it drops: on success, on error and after Ctrl-C (which unwinds).
+struct KnobsForRun {
+    previous: Option<crate::bpf::abi::Knobs>,
+}
+
+impl KnobsForRun {
+    fn apply(assignments: &[String]) -> Result<KnobsForRun> {
+        if assignments.is_empty() {
+            return Ok(KnobsForRun { previous: None });
+        }
+        let previous = crate::bpf::read_knobs()?;
+        let mut knobs = previous.clone();
+        for a in assignments {
+            knobs.set(a)?;
+        }
+        crate::bpf::write_knobs(&knobs)?;
+        Ok(KnobsForRun { previous: Some(previous) })
+    }
+}
+
+impl Drop for KnobsForRun {
+    fn drop(&mut self) {
+        if let Some(p) = self.previous.take() {
+            if let Err(e) = crate::bpf::write_knobs(&p) {
+                eprintln!("headstart: error: could not put the knobs back: {e:#}");
+            }
+        }
+    }
+}
+
+/// Validates `text` before anything is created, runs it and writes its results.
+pub fn run_experiment(text: ExperimentText, out: &Output) -> Result<PathBuf> {
+    let exp: Experiment = text.validate()?;
+    sys::require_root()?;
+    let dir = out.prepare(exp.workload.kind())?;
+    load_headstart_ccs(exp.workload.ccs().iter().map(|c| c.kernel.as_str()))?;
+    let _knobs = KnobsForRun::apply(&exp.knobs)?;
+    let interrupt = Interrupt::install()?;
+    let res = workloads::run(&exp, interrupt, out.quiet)?;
+    report::write_all(&dir, &exp, &res)?;
+    report::print_and_save(&dir, &exp, &res)?;
+    if !out.no_plot {
+        plot::plot_dir(&dir).context("plotting")?;
+    }
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calendar_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_779), (2026, 11, 22));
+    }
+
+    #[test]
+    fn default_dirs_name_the_kind() {
+        assert!(default_dir("sweep").to_string_lossy().starts_with("results/sweep-20"));
+    }
+}
