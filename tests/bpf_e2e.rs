@@ -322,3 +322,146 @@ fn unload_and_load_while_flows_are_running() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r.error.is_none() && r.fct_s.is_some()), "{rows:?}");
 }
+
+/// The first cwnd sample of each flow in a results folder's cwnd.csv, by row index.
+fn first_cwnd(dir: &Path) -> std::collections::HashMap<usize, u32> {
+    let csv = std::fs::read_to_string(dir.join("cwnd.csv")).expect("cwnd.csv (run with --sample)");
+    let mut first = std::collections::HashMap::new();
+    for line in csv.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        first.entry(cells[0].parse().unwrap()).or_insert_with(|| cells[4].parse().unwrap());
+    }
+    first
+}
+
+#[test]
+fn s_bbr_stores_bbrs_estimate_and_the_next_flow_starts_at_it() {
+    let f = Fresh::new("sbbr");
+    ok(&["load"]);
+    let out = f.path("sbbr");
+    sweep(&out, &["--cc", "bbr,s_bbr", "--warm", "--sizes", "1m", "--reps", "2", "--sample", "1ms"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let starts = first_cwnd(&out);
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.role == "measured") {
+        let omega = r.omega.unwrap();
+        if r.cc == "bbr" {
+            assert!(omega < 0.7, "kernel bbr pays for STARTUP: {r:?}");
+            assert!(r.table_bw_mbps.is_none(), "kernel bbr stores nothing");
+            continue;
+        }
+        assert!(omega > 0.85, "warm s_bbr 1 MB: Ω {omega}");
+        // BBR's own estimate of 100 Mbit/s (96.5 of payload), stored by the warm-up.
+        let bw = r.table_bw_mbps.unwrap();
+        assert!((80.0..=106.0).contains(&bw), "stored {bw} Mbit/s");
+        // The flow started at the cached BDP (~416 packets), not at IW 10.
+        let cached_bdp = bw * 1e6 / 8.0 * r.table_min_rtt_ms.unwrap() / 1e3 / r.mss as f64;
+        let start = starts[&i] as f64;
+        assert!(start >= 0.8 * cached_bdp, "first cwnd {start}, cached BDP {cached_bdp:.0}");
+    }
+    let st = status();
+    assert_eq!(counter(&st, "s_bbr", "flows"), 4, "{st}");
+    assert_eq!(counter(&st, "s_bbr", "hits"), 3, "every flow after the first found the peer: {st}");
+    assert!(counter(&st, "s_bbr", "stores") >= 1, "{st}");
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    assert_eq!(entry["source"], "s_bbr");
+}
+
+/// A suss experiment on a 100 ms path (SUSS gains most there), with knobs of its own.
+fn suss_experiment(f: &Fresh, name: &str, knobs: &str) -> PathBuf {
+    let toml = f.path(&format!("{name}.toml"));
+    std::fs::write(
+        &toml,
+        format!(
+            r#"
+            [link]
+            rate = "100mbit"
+            rtt = "100ms"
+            [workload]
+            kind = "sweep"
+            cc = ["cubic", "suss"]
+            sizes = ["1m"]
+            reps = 3
+            {knobs}
+            "#
+        ),
+    )
+    .unwrap();
+    let out = f.path(name);
+    ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    out
+}
+
+fn median_fct(rows: &[headstart::lab::metrics::FlowRow], cc: &str) -> f64 {
+    let mut v: Vec<f64> = rows.iter().filter(|r| r.cc == cc).map(|r| r.fct_s.unwrap()).collect();
+    headstart::lab::metrics::median(&mut v)
+}
+
+#[test]
+fn suss_accelerates_cold_flows_and_with_its_knob_off_is_cubic() {
+    let f = Fresh::new("suss");
+    ok(&["load"]);
+    let out = suss_experiment(&f, "on", "");
+    let rows = measured(&out);
+    let (cubic, suss) = (median_fct(&rows, "cubic"), median_fct(&rows, "suss"));
+    assert!(suss < cubic, "cold 1 MB at 100 ms: suss {suss:.3} s must beat cubic {cubic:.3} s");
+    let st = status();
+    assert_eq!(counter(&st, "suss", "flows"), 3, "{st}");
+    assert!(counter(&st, "suss", "accelerated_rounds") >= 3, "at least one accelerated round per flow: {st}");
+    assert_eq!(counter(&st, "suss", "loss_stops"), 0, "no loss on this path: {st}");
+    assert_eq!(counter(&st, "s_cubic", "flows"), 0, "counters are per controller");
+
+    // `[knobs] suss = false`: the kernel's Cubic; the knob comes back after the run.
+    let out = suss_experiment(&f, "off", "[knobs]\nsuss = false");
+    let st2 = status();
+    assert_eq!(counter(&st2, "suss", "accelerated_rounds"), counter(&st, "suss", "accelerated_rounds"), "no acceleration with suss=off");
+    assert_eq!(counter(&st2, "suss", "flows"), 6);
+    let rows = measured(&out);
+    let (cubic, suss) = (median_fct(&rows, "cubic"), median_fct(&rows, "suss"));
+    assert!((suss / cubic - 1.0).abs() < 0.05, "suss=off is cubic: {suss:.3} vs {cubic:.3} s");
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    assert_eq!(knobs["suss"], "on", "the run's knob was put back: {knobs}");
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["knobs"]["suss"], "off", "run.json records the knobs in force");
+    assert!(run["git_commit"].as_str().is_some_and(|c| c.len() >= 7), "run.json records the commit: {}", run["git_commit"]);
+}
+
+#[test]
+fn experiment_knobs_are_validated_first_and_restored_after_a_failure() {
+    let f = Fresh::new("knobs");
+    ok(&["load"]);
+    let toml = f.path("bad.toml");
+    let base = "[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"sweep\"\nsizes = [\"64k\"]\nreps = 1\n";
+    for (cc, knobs, why) in [
+        ("[\"s_cubic\"]", "[knobs]\nbw_scale_pct = 0", "bw_scale_pct"),
+        ("[\"s_cubic\"]", "[knobs]\nnosuch = 1", "unknown knob"),
+        ("[\"cubic\"]", "[knobs]\nfreeze = true", "no headstart controller"),
+    ] {
+        std::fs::write(&toml, format!("{base}cc = {cc}\n{knobs}\n")).unwrap();
+        fails(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--out", f.path("never").to_str().unwrap()], why);
+        assert!(!f.path("never").exists(), "nothing created before validation");
+    }
+    // A run interrupted by SIGTERM puts the knobs back on its way out.
+    std::fs::write(
+        &toml,
+        format!("{}cc = [\"s_cubic\"]\n[knobs]\nfreeze = true\n", base.replace("sizes = [\"64k\"]\nreps = 1", "sizes = [\"64m\"]\nreps = 3")),
+    )
+    .unwrap();
+    let child = Command::new(BIN)
+        .args(["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", f.path("killed").to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while serde_json::from_str::<serde_json::Value>(&ok(&["config", "--json"])).unwrap()["freeze"] != "on" {
+        assert!(std::time::Instant::now() < deadline, "the run never applied its knob");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let res = child.wait_with_output().unwrap();
+    assert!(!res.status.success(), "interrupted");
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    assert_eq!(knobs["freeze"], "off", "knobs restored after SIGTERM: {knobs}");
+    common::assert_no_lab_namespaces();
+}

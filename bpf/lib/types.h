@@ -12,6 +12,7 @@ typedef uint8_t __u8;
 typedef uint16_t __u16;
 typedef uint32_t __u32;
 typedef uint64_t __u64;
+typedef int32_t __s32;
 #define HS_INLINE static inline
 #endif
 

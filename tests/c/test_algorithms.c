@@ -5,20 +5,7 @@
 #include "../../bpf/lib/gcbe.h"
 #include "../../bpf/lib/startup.h"
 #include "../../bpf/lib/suss.h"
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                            \
-	do {                                                        \
-		if (cond) {                                         \
-			passed++;                                   \
-		} else {                                            \
-			failed++;                                   \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                        \
-			printf("\n");                               \
-		}                                                   \
-	} while (0)
+#include "check.h"
 
 static int near(double got, double want, double rel)
 {
@@ -257,6 +244,5 @@ int main(void)
 	test_ring_keeps_last_five();
 	test_large_numbers();
 	test_startup_rules();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_report();
 }

@@ -1,0 +1,258 @@
+/* SUSS's per-round state machine (SUSS, SIGCOMM 2024, §3-5), pure: the suss
+ * controller (suss.bpf.c) reads the socket into a struct suss_ack, calls these
+ * functions and applies what they return; host tests drive them on a virtual clock
+ * (tests/c/test_algorithms.c).
+ *
+ *  round i starts when the first packet of round i-1 is acked
+ *   │  clocking period: blue ACKs (the previous round's ACK-clocked data) each send
+ *   │  twice what they ack, as slow start does; red ACKs (paced data) grow nothing
+ *   ▼
+ *  last blue ACK: dt_blue measured; G_i = suss_growth_factor() (suss.h, eqs. 6-9)
+ *   │  G_i > 2: cwnd_i = G_i x cwnd_{i-1}; the extra (red) data is paced at
+ *   │           cwnd_i / minRTT (eq. 11) until the next round starts
+ *   │  G_i = 2: SUSS is done; the kernel's slow start and HyStart carry on
+ *   ▼
+ *  first cwnd reduction (CWR, Recovery, Loss): SUSS off for good
+ *
+ * While SUSS decides, the kernel's HyStart is held off and the modified HyStart of
+ * Fig. 8 runs here: the ACK train is measured on blue ACKs and scaled to the whole
+ * train (eq. 9); the delay test is Linux's (clamp(minRTT/8, 4, 16) ms over the
+ * round's first 8 samples). Units: microseconds, packets, sequence numbers. */
+#ifndef HS_SUSS_ROUND_H
+#define HS_SUSS_ROUND_H
+
+#include "suss.h"
+#include "../records.h"
+
+#define SUSS_HYSTART_MIN_SAMPLES 8        /* tcp_cubic.c */
+#define SUSS_HYSTART_DELAY_MIN_US 4000U   /* 4 ms */
+#define SUSS_HYSTART_DELAY_MAX_US 16000U  /* 16 ms */
+#define SUSS_HYSTART_LOW_WINDOW 16        /* no exit below this cwnd (tcp_cubic.c) */
+
+struct suss_state {
+	__u64 round_start_us;   /* t_i^s */
+	__u32 round;            /* i; round 1 is the initial window */
+	__u32 round_first_seq;  /* snd_nxt when round i started: its first packet */
+	__u32 blue_end_seq;     /* the previous round's blue data ends here */
+	__u32 blue_prev;        /* S^B_{i-1}, packets */
+	__u32 train_prev;       /* cwnd_{i-1}: packets sent in round i-1 */
+	__u32 blue_now;         /* S^B_i: packets sent before this round's decision */
+	__u32 mo_rtt_us;        /* min RTT over this round's first samples */
+	__u32 samples;          /* RTT samples this round */
+	__u32 min_rtt_us;       /* min RTT of the flow */
+	__u32 min_rtt_round;    /* round in which min_rtt_us was last lowered */
+	__u32 k_max;
+	__u8 active;            /* SUSS still deciding rounds */
+	__u8 decided;           /* G_i computed in this round */
+	__u8 pacing;            /* a pacing period is running */
+	__u8 release_hystart;   /* give HyStart back to the kernel at the next round */
+	__u32 pad;
+};
+
+/* What one ACK needs of the socket. */
+struct suss_ack {
+	__u64 now_us;           /* tp->tcp_mstamp */
+	__u32 snd_una, snd_nxt;
+	__u32 mss;
+	__u32 cwnd, cwnd_clamp;
+	__u32 rtt_us;           /* this ACK's RTT sample, 0 if none */
+};
+
+/* What the controller must do after an event; several may be set. */
+enum suss_act {
+	SUSS_END_PACING = 1,        /* pacing off, the saved pacing cap back */
+	SUSS_RELEASE_HYSTART = 2,   /* the kernel's HyStart may run again */
+	SUSS_EXIT_SLOW_START = 4,   /* ssthresh = cwnd, HyStart marked done */
+	SUSS_GROW = 8,              /* cwnd = .cwnd, pace at .pacing_Bps (eq. 11) */
+};
+#define SUSS_NO_COUNT 0xffffffffU
+
+struct suss_out {
+	__u32 act;                  /* enum suss_act bits */
+	__u32 cwnd;
+	__u64 pacing_Bps;
+	__u32 count;                /* an enum hs_suss_counter to count, or SUSS_NO_COUNT */
+};
+
+HS_INLINE void suss_start(struct suss_state *s, __u32 snd_nxt, __u64 now_us, __u32 k_max)
+{
+	__builtin_memset(s, 0, sizeof(*s));
+	s->active = 1;
+	s->round = 1;
+	s->round_first_seq = snd_nxt;
+	s->round_start_us = now_us;
+	s->mo_rtt_us = ~0U;
+	s->k_max = k_max;
+}
+
+HS_INLINE int suss_seq_after(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) > 0;
+}
+
+HS_INLINE struct suss_out suss_nothing(void)
+{
+	struct suss_out o = { .act = 0, .count = SUSS_NO_COUNT };
+
+	return o;
+}
+
+HS_INLINE void suss_end_pacing(struct suss_state *s, struct suss_out *o)
+{
+	if (s->pacing) {
+		s->pacing = 0;
+		o->act |= SUSS_END_PACING;
+	}
+}
+
+/* Slow start ends here (either HyStart test): SUSS is done and HyStart stays off. */
+HS_INLINE void suss_exit(struct suss_state *s, struct suss_out *o, __u32 counter)
+{
+	s->active = 0;
+	s->release_hystart = 0;
+	o->act |= SUSS_EXIT_SLOW_START;
+	o->count = counter;
+}
+
+/* Round i+1 starts when the first packet of round i is acked. */
+HS_INLINE void suss_maybe_new_round(struct suss_state *s, const struct suss_ack *a, struct suss_out *o)
+{
+	__u32 mss = a->mss ? a->mss : 1;
+	__u32 sent;
+
+	if (!suss_seq_after(a->snd_una, s->round_first_seq))
+		return;
+	suss_end_pacing(s, o);
+	sent = (a->snd_nxt - s->round_first_seq) / mss;
+	s->train_prev = sent ? sent : 1;
+	/* Round 1 (the initial window) is all blue, and so is a round never decided. */
+	s->blue_prev = s->decided && s->blue_now ? s->blue_now : s->train_prev;
+	s->blue_end_seq = s->round_first_seq + s->blue_prev * mss;
+	s->round_first_seq = a->snd_nxt;
+	s->round_start_us = a->now_us;
+	s->round++;
+	s->decided = 0;
+	s->blue_now = 0;
+	s->mo_rtt_us = ~0U;
+	s->samples = 0;
+	if (s->release_hystart) {
+		s->release_hystart = 0;
+		o->act |= SUSS_RELEASE_HYSTART;
+	}
+}
+
+/* Modified HyStart, delay test (Linux's threshold) on the round's first samples.
+ * 1 if slow start must end. */
+HS_INLINE int suss_delay_exit(struct suss_state *s, const struct suss_ack *a)
+{
+	__u32 eta;
+
+	if (!a->rtt_us)
+		return 0;
+	if (!s->min_rtt_us || a->rtt_us < s->min_rtt_us) {
+		s->min_rtt_us = a->rtt_us;
+		s->min_rtt_round = s->round;
+	}
+	if (s->samples >= SUSS_HYSTART_MIN_SAMPLES)
+		return 0;
+	s->samples++;
+	if (a->rtt_us < s->mo_rtt_us)
+		s->mo_rtt_us = a->rtt_us;
+	if (s->samples < SUSS_HYSTART_MIN_SAMPLES || a->cwnd < SUSS_HYSTART_LOW_WINDOW)
+		return 0;
+	eta = s->min_rtt_us >> 3;
+	eta = eta < SUSS_HYSTART_DELAY_MIN_US ? SUSS_HYSTART_DELAY_MIN_US : eta;
+	eta = eta > SUSS_HYSTART_DELAY_MAX_US ? SUSS_HYSTART_DELAY_MAX_US : eta;
+	return s->mo_rtt_us > s->min_rtt_us + eta;
+}
+
+/* The last blue ACK of round i: predict the next round and size this one (eq. 1). */
+HS_INLINE void suss_decide(struct suss_state *s, const struct suss_ack *a, struct suss_out *o)
+{
+	__u32 mss = a->mss ? a->mss : 1;
+	__u64 dt_blue = a->now_us - s->round_start_us;
+	__u32 r = s->round > s->min_rtt_round ? s->round - s->min_rtt_round : 1;
+	__u32 g, target;
+
+	s->decided = 1;
+	s->blue_now = (a->snd_nxt - s->round_first_seq) / mss;
+	/* Modified HyStart, ACK train on blue ACKs scaled to the train (Fig. 8). */
+	if (a->cwnd >= SUSS_HYSTART_LOW_WINDOW &&
+	    suss_train_us(dt_blue, s->train_prev, s->blue_prev) * 2 > s->min_rtt_us) {
+		suss_exit(s, o, HS_SUSS_TRAIN_EXITS);
+		return;
+	}
+	g = suss_growth_factor(dt_blue, s->train_prev, s->blue_prev, s->min_rtt_us, s->mo_rtt_us, r, s->k_max);
+	if (g <= 2) {
+		/* SUSS stops deciding; the kernel's HyStart resumes at the next round
+		 * boundary, so that it never measures the tail of a paced (red) train. */
+		s->active = 0;
+		s->release_hystart = 1;
+		o->count = HS_SUSS_NORMAL_ROUNDS;
+		return;
+	}
+	target = g * s->train_prev;
+	if (target > a->cwnd_clamp)
+		target = a->cwnd_clamp;
+	if (target <= a->cwnd)
+		return;
+	/* Pacing period: the red data at cwnd_i / minRTT (eq. 11). */
+	s->pacing = 1;
+	o->act |= SUSS_GROW;
+	o->cwnd = target;
+	o->pacing_Bps = suss_pacing_rate(target, mss, s->min_rtt_us);
+	o->count = HS_SUSS_ACCELERATED_ROUNDS;
+}
+
+/* Every ACK (pkts_acked), after the kernel's Cubic saw it. */
+HS_INLINE struct suss_out suss_on_ack(struct suss_state *s, const struct suss_ack *a)
+{
+	struct suss_out o = suss_nothing();
+
+	suss_maybe_new_round(s, a, &o);
+	if (!s->active)
+		return o;
+	if (suss_delay_exit(s, a)) {
+		suss_exit(s, &o, HS_SUSS_DELAY_EXITS);
+		return o;
+	}
+	if (s->round >= 2 && !s->decided && !suss_seq_after(s->blue_end_seq, a->snd_una))
+		suss_decide(s, a, &o);
+	return o;
+}
+
+/* cong_avoid: 1 if this ACK must not grow cwnd. ACKs of paced (red) data grow
+ * nothing: the round's size was set at once. */
+HS_INLINE int suss_holds_growth(const struct suss_state *s, __u32 ack_seq, __u32 cwnd, __u32 ssthresh)
+{
+	return s->active && s->round >= 2 && cwnd < ssthresh && suss_seq_after(ack_seq, s->blue_end_seq) &&
+	       s->blue_prev < s->train_prev;
+}
+
+/* A cwnd reduction (set_state to CWR, Recovery or Loss) ends SUSS for good (authors'
+ * code, Fig. 7); HyStart comes back at the next round. */
+HS_INLINE struct suss_out suss_on_reduction(struct suss_state *s)
+{
+	struct suss_out o = suss_nothing();
+
+	suss_end_pacing(s, &o);
+	if (s->active) {
+		s->active = 0;
+		s->release_hystart = 1;
+		o.count = HS_SUSS_LOSS_STOPS;
+	}
+	return o;
+}
+
+/* ssthresh is being recomputed (a loss): SUSS off and HyStart with it. */
+HS_INLINE struct suss_out suss_on_ssthresh(struct suss_state *s)
+{
+	struct suss_out o = suss_nothing();
+
+	suss_end_pacing(s, &o);
+	s->active = 0;
+	s->release_hystart = 0;
+	return o;
+}
+
+#endif
