@@ -84,42 +84,33 @@ static __always_inline void hs_copy_in6(__u8 out[16], const __u32 *w)
 	__builtin_memcpy(out + 12, &w3, 4);
 }
 
-/* The peer's full address, IPv4 mapped into IPv6 (a dual-stack socket already holds
- * IPv4 peers that way). */
-static __always_inline void hs_peer_addr(const struct sock *sk, struct hs_addr *a)
-{
-	__builtin_memset(a, 0, sizeof(*a));
-	if (sk->__sk_common.skc_family == HS_AF_INET6) {
-		hs_copy_in6(a->bytes, sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32);
-	} else {
-		__u32 v4 = sk->__sk_common.skc_daddr;
-		a->bytes[10] = 0xff;
-		a->bytes[11] = 0xff;
-		__builtin_memcpy(&a->bytes[12], &v4, 4);
-	}
-}
-
-static __always_inline void hs_local_addr(const struct sock *sk, __u8 out[16])
+/* One end's full address, IPv4 mapped into IPv6 as ::ffff:a.b.c.d (a dual-stack
+ * socket already holds IPv4 peers that way): the one place the table's key is made. */
+static __always_inline void hs_addr_of(const struct sock *sk, int peer, __u8 out[16])
 {
 	__builtin_memset(out, 0, 16);
 	if (sk->__sk_common.skc_family == HS_AF_INET6) {
-		hs_copy_in6(out, sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
+		hs_copy_in6(out, peer ? sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32
+				      : sk->__sk_common.skc_v6_rcv_saddr.in6_u.u6_addr32);
 	} else {
-		__u32 v4 = sk->__sk_common.skc_rcv_saddr;
+		__u32 v4 = peer ? sk->__sk_common.skc_daddr : sk->__sk_common.skc_rcv_saddr;
+
 		out[10] = 0xff;
 		out[11] = 0xff;
 		__builtin_memcpy(&out[12], &v4, 4);
 	}
 }
 
+static __always_inline void hs_peer_addr(const struct sock *sk, struct hs_addr *a)
+{
+	hs_addr_of(sk, 1, a->bytes);
+}
+
 static __always_inline void hs_flow_key_of(const struct sock *sk, struct hs_flow_key *k)
 {
-	struct hs_addr peer;
-
 	__builtin_memset(k, 0, sizeof(*k));
-	hs_peer_addr(sk, &peer);
-	__builtin_memcpy(k->peer, peer.bytes, 16);
-	hs_local_addr(sk, k->local);
+	hs_addr_of(sk, 1, k->peer);
+	hs_addr_of(sk, 0, k->local);
 	k->peer_port = bpf_ntohs(sk->__sk_common.skc_dport);
 	k->local_port = sk->__sk_common.skc_num;
 }

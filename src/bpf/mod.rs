@@ -57,6 +57,11 @@ pub fn controller(name: &str) -> Result<&'static Controller> {
         .with_context(|| format!("unknown headstart controller '{name}' (known: {})", names().join(", ")))
 }
 
+/// Whether a congestion control name is one of ours.
+pub fn is_ours(cc: &str) -> bool {
+    CONTROLLERS.iter().any(|c| c.name() == cc)
+}
+
 pub fn names() -> Vec<&'static str> {
     CONTROLLERS.iter().map(|c| c.name()).collect()
 }
@@ -292,6 +297,16 @@ pub fn table_set(addr: IpAddr, e: &PathEntry) -> Result<()> {
 
 pub fn table_forget(addr: IpAddr) -> Result<bool> {
     paths_map()?.delete(peer_key(addr).as_bytes())
+}
+
+/// Forgets many peers through one open map; returns how many were there.
+pub fn table_forget_all(addrs: impl IntoIterator<Item = IpAddr>) -> Result<usize> {
+    let m = paths_map()?;
+    let mut n = 0;
+    for a in addrs {
+        n += usize::from(m.delete(peer_key(a).as_bytes())?);
+    }
+    Ok(n)
 }
 
 pub fn table_flush() -> Result<usize> {

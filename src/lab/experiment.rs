@@ -174,7 +174,7 @@ impl CcSpec {
     pub fn check_available(&self) -> Result<()> {
         let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
             .context("reading tcp_available_congestion_control")?;
-        if !avail.split_whitespace().any(|n| n == self.kernel) && !crate::lab::lab::is_headstart(&self.kernel) {
+        if !avail.split_whitespace().any(|n| n == self.kernel) && !crate::bpf::is_ours(&self.kernel) {
             bail!(
                 "unknown congestion control '{}': this kernel offers {} and headstart adds {}",
                 self.kernel,
@@ -433,7 +433,7 @@ impl ExperimentText {
             check.set(a).context("[knobs]")?;
         }
         ensure!(
-            knobs.is_empty() || workload.ccs().iter().any(|c| crate::lab::lab::is_headstart(&c.kernel)),
+            knobs.is_empty() || workload.ccs().iter().any(|c| crate::bpf::is_ours(&c.kernel)),
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
         Ok(Experiment {
@@ -463,6 +463,15 @@ impl Workload {
     pub fn ccs(&self) -> &[CcSpec] {
         match self {
             Workload::Sweep { cc, .. } | Workload::Poisson { cc, .. } | Workload::Competing { cc, .. } => cc,
+        }
+    }
+    /// The copy of the link each client sits behind: in a parallel Poisson run the
+    /// clients of controller k (k * clients .. (k + 1) * clients) have copy k;
+    /// otherwise all share one (empty).
+    pub fn client_links(&self) -> Vec<usize> {
+        match self {
+            Workload::Poisson { parallel: true, clients, .. } => (0..self.clients()).map(|i| i / clients).collect(),
+            _ => Vec::new(),
         }
     }
     pub fn kind(&self) -> &'static str {
@@ -533,7 +542,7 @@ mod tests {
         let exp = |t: String| toml::from_str::<ExperimentText>(&t).unwrap().validate();
         let e = exp(text(r#""cubic", "bbr", "reno""#, "")).unwrap();
         assert_eq!(e.workload.clients(), 6);
-        assert_eq!(crate::lab::lab::client_links(&e.workload), vec![0, 0, 1, 1, 2, 2]);
+        assert_eq!(e.workload.client_links(), vec![0, 0, 1, 1, 2, 2]);
         // One server route for all: controllers side by side must share the initcwnd.
         let err = exp(text(r#""cubic", "cubic:iw100""#, "")).unwrap_err();
         assert!(err.to_string().contains("one initcwnd"), "{err}");
@@ -541,6 +550,6 @@ mod tests {
         assert!(err.to_string().contains("HTTP"), "{err}");
         let sequential = exp(text(r#""cubic", "bbr""#, "").replace("parallel = true", "")).unwrap();
         assert_eq!(sequential.workload.clients(), 2);
-        assert!(crate::lab::lab::client_links(&sequential.workload).is_empty());
+        assert!(sequential.workload.client_links().is_empty());
     }
 }

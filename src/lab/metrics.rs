@@ -9,7 +9,7 @@
 //! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
 
 use crate::lab::experiment::Experiment;
-use crate::lab::lab::FlowOutcome;
+use crate::lab::testbed::FlowOutcome;
 use serde::{Deserialize, Serialize};
 
 const MTU: u64 = 1500;

@@ -3,12 +3,12 @@
 pub mod calibrate;
 pub mod emulator;
 pub mod experiment;
-pub mod lab;
 pub mod metrics;
 pub mod overhead;
-pub mod run;
 pub mod plot;
 pub mod report;
+pub mod run;
+pub mod testbed;
 pub mod topology;
 pub mod traffic;
 pub mod workloads;

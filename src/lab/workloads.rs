@@ -4,7 +4,7 @@
 use crate::lab::emulator::model::SplitMix64;
 use crate::lab::emulator::stats::{AccuracySummary, FlowKey};
 use crate::lab::experiment::{CcSpec, Experiment, Workload};
-use crate::lab::lab::{FlowOutcome, Lab};
+use crate::lab::testbed::{FlowOutcome, Testbed, TestbedSpec};
 use crate::lab::metrics::{jain_index, FlowRow};
 use crate::sys::Interrupt;
 use anyhow::Result;
@@ -43,8 +43,46 @@ fn settle_time(exp: &Experiment) -> Duration {
     Duration::from_secs_f64((2.0 * exp.link.rtt_ns as f64 / 1e9 + drain + 0.01).min(2.0))
 }
 
+/// The testbed an experiment needs: this is where workload variants become
+/// namespaces, link copies, server ports and timeouts.
+pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
+    let (down, up) = exp.link.directions(exp.seed);
+    let mut server_ccs: Vec<String> = Vec::new();
+    for c in exp.workload.ccs() {
+        if !server_ccs.contains(&c.kernel) {
+            server_ccs.push(c.kernel.clone());
+        }
+    }
+    // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
+    let biggest = match &exp.workload {
+        Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
+        Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
+        Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
+    };
+    TestbedSpec {
+        clients: exp.workload.clients(),
+        peers_per_client: match &exp.workload {
+            Workload::Poisson { peers_per_client, .. } => *peers_per_client,
+            _ => 0,
+        },
+        client_initrwnd: exp.client_initrwnd,
+        down,
+        up,
+        series_bin_ns: match &exp.workload {
+            Workload::Competing { bin_ns, .. } => Some(*bin_ns),
+            _ => None,
+        },
+        client_link: exp.workload.client_links(),
+        rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| crate::bpf::is_ours(c)),
+        server_ccs,
+        sample: exp.sample_ns.map(Duration::from_nanos),
+        http: exp.http,
+        flow_timeout: Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / exp.link.capacity_bps.max(1e5)),
+    }
+}
+
 pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunResult> {
-    let lab = Lab::up(exp, interrupt)?;
+    let lab = Testbed::up(testbed_spec(exp), interrupt)?;
     let started = lab.origin;
     let mut rows = Vec::new();
     let mut keys = Vec::new();
@@ -197,7 +235,7 @@ pub fn poisson_schedule(mean_size: u64, alpha: f64, utilization: f64, flows: u32
 
 /// Flow i comes from client first + i mod clients, peer (i / clients) mod peers: every
 /// peer address in turn.
-fn run_concurrent(lab: &Lab, cc: &CcSpec, schedule: &[(f64, u64)], first: usize, clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+fn run_concurrent(lab: &Testbed, cc: &CcSpec, schedule: &[(f64, u64)], first: usize, clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -222,7 +260,7 @@ fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
     Ok(())
 }
 
-fn run_competing(lab: &Lab, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+fn run_competing(lab: &Testbed, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
         let handles: Vec<_> = specs

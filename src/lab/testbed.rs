@@ -1,10 +1,12 @@
-//! A running lab: the namespaces, the emulator between them and the traffic server.
-//! Built by `Lab::up`, torn down by `Lab::down` (or by Drop on any error path:
+//! A running testbed: the namespaces, the emulator between them and the traffic
+//! server, built from a `TestbedSpec` (what to build, not which workload will use it).
+//! Built by `Testbed::up`, torn down by `Testbed::down` (or by Drop on any error path:
 //! emulator stopped, namespaces deleted, nothing left behind).
 
 use crate::lab::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSpec};
 use crate::lab::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
-use crate::lab::experiment::{CcSpec, Experiment};
+use crate::lab::emulator::model::DirectionConfig;
+use crate::lab::experiment::CcSpec;
 use crate::lab::topology::{Topology, TUN_NAME};
 use crate::lab::traffic::{self, ClientFlow, HttpServer, Server, ServerFlowInfo, HTTP_PORT, SERVER_PORT};
 use crate::sys::{self, Interrupt};
@@ -40,7 +42,33 @@ pub struct FlowOutcome {
     pub table_after: Option<(u64, u32)>,
 }
 
-pub struct Lab {
+/// What a testbed is made of.
+#[derive(Clone, Debug)]
+pub struct TestbedSpec {
+    pub clients: usize,
+    /// Extra addresses per client (0: just its own), learned by the emulator.
+    pub peers_per_client: usize,
+    /// The clients' initial receive window in MSS (route initrwnd).
+    pub client_initrwnd: Option<u32>,
+    pub down: DirectionConfig,
+    pub up: DirectionConfig,
+    /// Per-flow throughput bins, when the workload plots throughput over time.
+    pub series_bin_ns: Option<u64>,
+    /// Which copy of the link each client sits behind (empty: all share one).
+    pub client_link: Vec<usize>,
+    /// Congestion controls served, one server port each (SERVER_PORT + i).
+    pub server_ccs: Vec<String>,
+    /// Sample cwnd and pacing of every flow at this interval.
+    pub sample: Option<Duration>,
+    /// Serve HTTP with nginx too (curl clients).
+    pub http: bool,
+    /// Attach headstart's receive-window override to the server.
+    pub rwnd_override: bool,
+    /// A flow that takes longer has hung.
+    pub flow_timeout: Duration,
+}
+
+pub struct Testbed {
     // Field order is drop order: server and emulator go before the namespaces.
     server: Option<Server>,
     http: Option<HttpServer>,
@@ -61,11 +89,11 @@ pub struct Lab {
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
 
-impl Lab {
-    pub fn up(exp: &Experiment, interrupt: Interrupt) -> Result<Lab> {
+impl Testbed {
+    pub fn up(spec: TestbedSpec, interrupt: Interrupt) -> Result<Testbed> {
         sys::require_root()?;
         let cores = Cores::detect();
-        let mut topo = Topology::create(exp.workload.clients())?;
+        let mut topo = Topology::create(spec.clients)?;
         let server_fd = open_tun_in(&topo.server.ns, TUN_NAME).context("creating the server's TUN device")?;
         let mut clients = Vec::new();
         for c in &topo.clients {
@@ -74,49 +102,29 @@ impl Lab {
         for h in topo.hosts() {
             topo.configure_tun(h, cores.rest)?;
         }
-        if let crate::lab::experiment::Workload::Poisson { peers_per_client, .. } = &exp.workload {
-            topo.add_aliases(*peers_per_client)?;
+        if spec.peers_per_client > 0 {
+            topo.add_aliases(spec.peers_per_client)?;
         }
-        if let Some(w) = exp.client_initrwnd {
+        if let Some(w) = spec.client_initrwnd {
             topo.set_client_initrwnd(w)?;
         }
         // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
         // them from one measured flow to the next; the lab measures each flow on its own.
         sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
-        let (down, up) = exp.link.directions(exp.seed);
-        let series_bin_ns = match &exp.workload {
-            crate::lab::experiment::Workload::Competing { bin_ns, .. } => Some(*bin_ns),
-            _ => None,
-        };
         let external_before = read_external(&topo)?;
         let origin = Instant::now();
         let emulator = Emulator::start(
-            EmulatorSpec { down, up, series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns(), client_link: client_links(&exp.workload) },
+            EmulatorSpec { down: spec.down, up: spec.up, series_bin_ns: spec.series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns(), client_link: spec.client_link },
             server_fd,
             (topo.server.v4, topo.server.v6),
             clients,
         )?;
-        let mut server_ccs: Vec<String> = Vec::new();
-        for c in exp.workload.ccs() {
-            if !server_ccs.contains(&c.kernel) {
-                server_ccs.push(c.kernel.clone());
-            }
-        }
-        let server = Server::start(&topo.server.ns, &server_ccs, exp.sample_ns.map(Duration::from_nanos), cores.rest)?;
-        let http = if exp.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns)?) } else { None };
-        let uses_headstart = exp.workload.ccs().iter().any(|c| is_headstart(&c.kernel));
-        if uses_headstart && exp.rwnd_override {
+        let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest)?;
+        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns)?) } else { None };
+        if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
-        // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
-        let slowest = exp.link.capacity_bps.max(1e5);
-        let biggest = match &exp.workload {
-            crate::lab::experiment::Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
-            crate::lab::experiment::Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
-            crate::lab::experiment::Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
-        };
-        let flow_timeout = Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / slowest);
-        Ok(Lab {
+        Ok(Testbed {
             server: Some(server),
             http,
             emulator: Some(emulator),
@@ -126,9 +134,9 @@ impl Lab {
             current_route: std::sync::Mutex::new(None),
             rest_cpu: cores.rest,
             external_before,
-            flow_timeout,
+            flow_timeout: spec.flow_timeout,
             origin,
-            server_ccs,
+            server_ccs: spec.server_ccs,
         })
     }
 
@@ -178,7 +186,7 @@ impl Lab {
     /// What the path table holds for the client after a flow of a headstart
     /// controller (its socket is released when the server closes it).
     fn table_entry_after(&self, addr: IpAddr, cc: &CcSpec) -> Option<(u64, u32)> {
-        if !is_headstart(&cc.kernel) {
+        if !crate::bpf::is_ours(&cc.kernel) {
             return None;
         }
         crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
@@ -187,13 +195,8 @@ impl Lab {
     /// Removes the path table entries of every peer of `client`, so that its next
     /// flows start cold. A no-op when headstart is not loaded.
     pub fn forget_peers(&self, client: usize) {
-        let Ok(paths) = crate::bpf::paths_map() else { return };
-        for peer in 0..self.topo.peers_per_client {
-            for ipv6 in [false, true] {
-                let key = crate::bpf::table::addr_to_key(self.topo.peer_addr(client, peer, ipv6));
-                let _ = paths.delete(&key);
-            }
-        }
+        let addrs = (0..self.topo.peers_per_client).flat_map(|peer| [false, true].map(|ipv6| self.topo.peer_addr(client, peer, ipv6)));
+        let _ = crate::bpf::table_forget_all(addrs);
     }
 
     /// Stops traffic and the emulator and returns the emulator's report, with the
@@ -219,19 +222,6 @@ impl Lab {
         report.client_tcpext = client_tcpext;
         Ok(report)
     }
-}
-
-/// The copy of the link each client sits behind: in a parallel Poisson run the clients
-/// of controller k (k * clients .. (k + 1) * clients) have copy k; otherwise all share one.
-pub fn client_links(w: &crate::lab::experiment::Workload) -> Vec<usize> {
-    match w {
-        crate::lab::experiment::Workload::Poisson { parallel: true, clients, .. } => (0..w.clients()).map(|i| i / clients).collect(),
-        _ => Vec::new(),
-    }
-}
-
-pub fn is_headstart(cc: &str) -> bool {
-    crate::bpf::CONTROLLERS.iter().any(|c| c.name() == cc)
 }
 
 /// The server namespace's TCP counters (/proc/net/netstat "TcpExt"), non-zero ones:

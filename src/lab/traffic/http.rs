@@ -1,0 +1,129 @@
+//! The HTTP mode: nginx and curl.
+
+use crate::sys::{self};
+use anyhow::{bail, Context, Result};
+use std::fs::File;
+use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use super::client::ClientFlow;
+
+/// The HTTP mode: a real nginx in the server namespace serving files of the requested
+/// sizes, fetched by a real curl in a client namespace. The congestion control and
+/// initial window come from the server's route (`ip route ... congctl X initcwnd N`),
+/// which Linux applies to passively opened connections too.
+pub struct HttpServer {
+    dir: std::path::PathBuf,
+    child: std::process::Child,
+    files: Mutex<std::collections::HashSet<u64>>,
+}
+
+pub const HTTP_PORT: u16 = 8080;
+
+impl HttpServer {
+    pub fn start(netns: &str, ns: &File) -> Result<HttpServer> {
+        let dir = std::env::temp_dir().join(format!("headstart-http-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("www"))?;
+        let conf = format!(
+            "worker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+             events {{ worker_connections 4096; }}\n\
+             http {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_timeout 0;\n  default_type application/octet-stream;\n\
+             client_body_temp_path {d}/body;\n\
+             server {{ listen {p} reuseport; listen [::]:{p} reuseport; root {d}/www; }}\n}}\n",
+            d = dir.display(),
+            p = HTTP_PORT
+        );
+        std::fs::write(dir.join("nginx.conf"), conf)?;
+        let mut cmd = std::process::Command::new("ip");
+        cmd.args(["netns", "exec", netns, "nginx", "-p"])
+            .arg(&dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        die_with_parent(&mut cmd);
+        let child = cmd.spawn().context("starting nginx (apt-get install nginx-light)")?;
+        let mut server = HttpServer { dir, child, files: Mutex::new(Default::default()) };
+        // Ready when it accepts a connection inside its namespace.
+        let ready = sys::run_in_netns(ns, None, || {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if TcpStream::connect(("127.0.0.1", HTTP_PORT)).is_ok() {
+                    return Ok(true);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Ok(false)
+        })
+        .unwrap_or(false);
+        if !ready {
+            let log = std::fs::read_to_string(server.dir.join("error.log")).unwrap_or_default();
+            let _ = server.child.kill();
+            bail!("nginx did not start: {}", log.lines().last().unwrap_or("no log"));
+        }
+        Ok(server)
+    }
+
+    /// Makes sure a (sparse) file of `size` bytes exists; returns its URL path.
+    pub fn file_for(&self, size: u64) -> Result<String> {
+        let name = format!("{size}.bin");
+        let mut files = self.files.lock().unwrap();
+        if files.insert(size) {
+            File::create(self.dir.join("www").join(&name))?.set_len(size)?;
+        }
+        Ok(format!("/{name}"))
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Kills the child with SIGKILL if this process dies, even by SIGKILL.
+fn die_with_parent(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: prctl is async-signal-safe; runs in the child between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+}
+
+/// One HTTP GET with curl from inside `netns`, bound to `local`. FCT is curl's total
+/// time less its name lookup (none for an address literal): from connect() to the
+/// last byte.
+pub fn curl_flow(netns: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration) -> Result<ClientFlow> {
+    let host = match server.ip() {
+        IpAddr::V6(a) => format!("[{a}]"),
+        IpAddr::V4(a) => a.to_string(),
+    };
+    let url = format!("http://{host}:{}{path}", server.port());
+    let start = Instant::now();
+    let mut cmd = std::process::Command::new("ip");
+    cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--max-time"])
+        .arg(format!("{}", timeout.as_secs().max(1)))
+        .args(["--interface", &local.ip().to_string(), "--local-port", &local.port().to_string()])
+        .args(["-w", "%{time_namelookup} %{time_total} %{size_download} %{http_code}", &url]);
+    die_with_parent(&mut cmd);
+    let out = cmd.output().context("running curl (apt-get install curl)")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<&str> = text.split_whitespace().collect();
+    if !out.status.success() || f.len() != 4 {
+        bail!("curl failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    let (lookup, total, got, code): (f64, f64, u64, &str) = (f[0].parse()?, f[1].parse()?, f[2].parse()?, f[3]);
+    if code != "200" || got != size {
+        bail!("HTTP {code}, {got} of {size} bytes");
+    }
+    Ok(ClientFlow { local, start, fct: Duration::from_secs_f64(total - lookup), bytes: got })
+}
