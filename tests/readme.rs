@@ -9,7 +9,7 @@ fn layout_paths() -> Vec<String> {
     let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
     let section = readme.split("## Layout").nth(1).expect("a Layout section");
     let block = section.split("```").nth(1).expect("a code block in it");
-    block.lines().filter_map(|l| l.split_whitespace().next()).filter(|w| w.contains('/') || w.contains('.')).map(str::to_string).collect()
+    block.lines().filter(|l| !l.starts_with(char::is_whitespace)).filter_map(|l| l.split_whitespace().next()).filter(|w| w.contains('/') || w.contains('.')).map(str::to_string).collect()
 }
 
 fn sources(dir: &Path, out: &mut Vec<String>) {
