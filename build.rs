@@ -27,7 +27,7 @@ fn main() {
         let src = format!("bpf/{prog}.bpf.c");
         let obj = out.join(format!("{prog}.bpf.o"));
         let status = Command::new("clang")
-            .args(["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-D__TARGET_ARCH_x86"])
+            .args(["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86"])
             .arg(format!("-I{}", out.display()))
             .arg(format!("-I{libbpf_include}"))
             .arg("-Ibpf")

@@ -4,6 +4,7 @@
  *   hs_config    research knobs, one record, written by `headstart config`
  *   hs_counters  per-controller event counters (per CPU)
  *   hs_rwnd      flows whose incoming ACKs the tc program may open the window of
+ *   hs_outcomes  how each flow's start went (Careful Resume's phases), by flow
  * The records themselves are defined in records.h, the one contract with the tool. */
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
@@ -45,6 +46,15 @@ struct {
 	__type(value, __u32);       /* the window field to advertise at least, peer's scale */
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd SEC(".maps");
+
+/* How each flow's start went (stateful.h, hs_finish), for the lab and the tool. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct hs_flow_key);
+	__type(value, struct hs_flow_outcome);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} hs_outcomes SEC(".maps");
 
 /* The knobs, decoded nowhere else: the record holds every value as is. Never
  * written (no `headstart load` yet): all zero, i.e. no stateful start, no store, no

@@ -18,13 +18,14 @@ struct hs_addr {
 struct hs_path {
 	__u64 bw_bytes_per_s;       /* estimated bottleneck bandwidth */
 	__u64 stored_ns;            /* CLOCK_BOOTTIME when stored */
+	__u64 busy_until_ns;        /* a flow is resuming from this entry until then (a lease) */
 	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
 	__u32 flows;                /* flows that stored into this entry */
 	__u32 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
 	__u32 reserved;
 };
-_Static_assert(sizeof(struct hs_path) == 32, "hs_path is 32 bytes");
-_Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 16, "hs_path layout");
+_Static_assert(sizeof(struct hs_path) == 40, "hs_path is 40 bytes");
+_Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
 
 /* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */
 enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT = 3 };
@@ -34,17 +35,40 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
  * cc * HS_COUNTERS_PER_CC + counter. Room is left for the phase counters to come. */
 #define HS_COUNTERS_PER_CC 32
 
-/* s_cubic and s_bbr (the stateful start). */
+/* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
 	HS_FLOWS = 0,               /* flows that started with this controller */
-	HS_HITS,                    /* ... found their peer in the table (stateful start) */
+	HS_HITS,                    /* ... found their peer in the table */
 	HS_MISSES,                  /* ... did not (or found it expired) */
 	HS_STORES,                  /* flows that stored an estimate at termination */
 	HS_DISCARDS,                /* flows whose estimate was not worth storing (BDP <= IW) */
 	HS_SKIPPED,                 /* flows that did not store by rule (store off, frozen, short S-BBR flow) */
-	HS_EXPIRED,                 /* hits ignored because the entry was older than max_age_s */
+	HS_EXPIRED,                 /* Reconnaissance: entry older than max_age_s (deleted) */
+	HS_REJECT_NO_RTT,           /* Reconnaissance: no handshake RTT to check */
+	HS_REJECT_RTT_SHORTER,      /* Reconnaissance: this path's RTT far shorter than saved */
+	HS_REJECT_RTT_LONGER,       /* Reconnaissance: far longer */
+	HS_REJECT_BUSY,             /* Reconnaissance: another flow is resuming from the entry */
+	HS_JUMPS,                   /* Unvalidated entered: the jump */
+	HS_RATE_LIMITED,            /* the sender did not use the jump: resume over */
+	HS_VALIDATED,               /* Validating ended without congestion: Normal */
+	HS_RETREAT_LOSS,            /* Safe Retreat on a loss (Recovery) */
+	HS_RETREAT_ECN,             /* ... on ECN-CE (CWR) */
+	HS_RETREAT_RTO,             /* ... on a retransmission timeout (Loss) */
 	HS_STATEFUL_COUNTERS,
 };
+
+/* A flow's Careful Resume phase. NONE: no resume (miss, rejected, or off). */
+enum hs_phase { HS_PHASE_NONE = 0, HS_PHASE_UNVALIDATED, HS_PHASE_VALIDATING, HS_PHASE_NORMAL, HS_PHASE_RETREAT };
+
+/* hs_outcomes value, written at release, keyed by the flow (struct hs_flow_key):
+ * how each flow's start went, for the lab's rows and `headstart flows`. */
+struct hs_flow_outcome {
+	__u32 cc;                   /* enum hs_cc_id */
+	__u32 outcome;              /* the deciding enum hs_counter: HS_MISSES, HS_REJECT_*, HS_VALIDATED, HS_RETREAT_* ... */
+	__u32 jump_cwnd;            /* packets (0: no jump) */
+	__u32 pipe_pkts;            /* PipeSize when the resume ended */
+};
+_Static_assert(sizeof(struct hs_flow_outcome) == 16, "hs_flow_outcome is 16 bytes");
 
 /* suss: its slow-start rounds. */
 enum hs_suss_counter {
@@ -80,10 +104,16 @@ struct hs_config {
 	__u32 gcbe_min_span_us;
 	__u32 bbr_plateau_rtts;
 	__u32 max_start_cwnd;
+	__u32 max_start_rate_mbps;
+	__u32 jump_pct;
+	__u32 rtt_match;
+	__u32 retreat_beta_pct;
+	__u32 retreat_entry;        /* enum hs_retreat_entry */
 };
-_Static_assert(sizeof(struct hs_config) == 14 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 19 * 4, "hs_config: one u32 per knob after `written`");
 
-enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_UNTIL_LOSS = 2 };
+enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
+enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

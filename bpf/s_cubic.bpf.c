@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
-/* s_cubic: Cubic with a stateful start (Stateful-TCP, IEEE Access 2020, §IV).
+/* s_cubic: Cubic with a stateful start (Stateful-TCP, IEEE Access 2020, §IV) inside
+ * Careful Resume's envelope (RFC 9959; lib/resume.h has the phase diagram).
  *
  * A flow to a peer seen before starts as if it continued the previous flow:
  *
- *   handshake done ──► init: look the peer up in hs_paths
- *        │  miss: Cubic's own slow start (IW 10), exactly the kernel's
- *        │  hit:  cwnd = cached bw × cached min RTT (packets), paced at cached bw,
- *        │        receive window opened by the tc program (rwnd.bpf.c)
+ *   handshake done ──► init: look the peer up in hs_paths, Reconnaissance
+ *        │  miss or rejected: Cubic's own slow start (IW 10), exactly the kernel's
+ *        │  jump (Unvalidated): cwnd = jump_pct of the cached BDP (capped), paced over
+ *        │        the handshake's RTT, the receive window opened as far as the jump
  *        ▼
- *   first ACK ──► startup over: pacing off, cwnd = max(in flight, IW)  (eq. 3);
+ *   first ACK ──► Validating: pacing off, cwnd = max(in flight, IW) (eq. 3);
  *        │        ssthresh = cwnd (knob; the paper lets slow start + HyStart go on)
  *        ▼
- *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h)
+ *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h);
+ *        │        the last jump packet acked: Normal (validated)
+ *        │  loss/ECN/RTO before that: Safe Retreat — ssthresh = PipeSize × β,
+ *        │        Cubic's W_max = PipeSize (not the jump), no growth until the jump
+ *        │        is acked, the entry deleted
  *        ▼
- *   release ──► store {max of last 5 GCBE estimates, min RTT} unless BDP <= IW
+ *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
  *
  * Everything that is Cubic is the kernel's cubic, called through its kfuncs; its
  * state (struct bictcp) fills the start of icsk_ca_priv, so ours lives in socket
@@ -80,20 +85,19 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 {
 	struct s_cubic_flow *flow;
 	struct hs_config cfg;
-	struct hs_path path;
 
 	cubictcp_init(sk);
-	hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	if (!flow)  /* no memory for our state: the flow is plain Cubic */
+	if (!flow) {  /* no memory for our state: the flow is plain Cubic */
+		hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 		return;
+	}
 	__builtin_memset(flow, 0, sizeof(*flow));
 	flow->last_delivered = delivered_bytes(hs_tcp_sk(sk));
 	cfg = hs_get_config();
 	flow->gcbe.min_span_us = cfg.gcbe_min_span_us;
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
-	if (hs_lookup(sk, HS_CC_S_CUBIC, &cfg, &path) && cfg.startup)
-		hs_begin_startup(sk, &flow->start, &path, &cfg, 1);
+	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1);
 }
 
 /* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW).
@@ -105,14 +109,17 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_config cfg = hs_get_config();
+	__u32 cwnd;
 
-	tp->snd_cwnd = hs_startup_exit_cwnd(packets_in_flight(tp));
-	/* Slow start up to the cached BDP, not beyond: a startup held back by the
+	sk->sk_pacing_status = SK_PACING_NONE;
+	cwnd = hs_first_ack(sk, HS_CC_S_CUBIC, &flow->start, hs_startup_exit_cwnd(packets_in_flight(tp)));
+	if (!cwnd)
+		return;
+	tp->snd_cwnd = cwnd;
+	/* Slow start up to the jump's window, not beyond: a jump held back by the
 	 * receiver's window must still be able to grow to it. */
 	if (cfg.no_ss_after_start)
-		tp->snd_ssthresh = tp->snd_cwnd > flow->start.start_cwnd ? tp->snd_cwnd : flow->start.start_cwnd;
-	sk->sk_pacing_status = SK_PACING_NONE;
-	hs_end_startup(sk, &flow->start);
+		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
 }
 
 SEC("struct_ops")
@@ -130,6 +137,8 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		flow->min_rtt_us = sample->rtt_us;
 	if (flow->start.startup)
 		end_startup(sk, flow);
+	else
+		hs_after_ack(sk, HS_CC_S_CUBIC, &flow->start);
 	delivered = delivered_bytes(tp);
 	gcbe_on_ack(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
 		    tp->srtt_us >> 3);
@@ -145,22 +154,45 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 	if (!flow)
 		return;
-	hs_unmark(&flow->start);
+	hs_finish(HS_CC_S_CUBIC, &flow->start);
 	cfg = hs_get_config();
 	gcbe_finish(&flow->gcbe);
 	hs_store(sk, HS_CC_S_CUBIC, &cfg, cfg.gcbe_median ? gcbe_median(&flow->gcbe) : gcbe_best(&flow->gcbe),
 		 flow->min_rtt_us, 0);
 }
 
+static __always_inline struct bictcp *cubic_of(struct sock *sk)
+{
+	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+/* Cubic's response to congestion, except during a resume: Safe Retreat, whose
+ * plateau (W_max) is what the path delivered, not the jump that overshot it. */
 SEC("struct_ops")
 __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 {
-	return cubictcp_recalc_ssthresh(sk);
+	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+	struct hs_config cfg;
+	__u32 retreat, pipe;
+
+	if (!flow || !hs_resume_active(&flow->start.resume))
+		return ssthresh;
+	cfg = hs_get_config();
+	if (!hs_retreat(sk, &flow->start, &cfg, &retreat, &pipe))
+		return ssthresh;
+	cubic_of(sk)->last_max_cwnd = pipe;
+	return retreat;
 }
 
 SEC("struct_ops")
 void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+
+	/* Safe Retreat: no growth until the last jump packet is acknowledged. */
+	if (flow && hs_resume_holds_growth(&flow->start.resume))
+		return;
 	cubictcp_cong_avoid(sk, ack, acked);
 }
 
@@ -170,7 +202,7 @@ void BPF_PROG(s_cubic_set_state, struct sock *sk, __u8 new_state)
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 
 	if (flow)
-		hs_on_ca_state(&flow->start, new_state);
+		hs_on_ca_state(HS_CC_S_CUBIC, &flow->start, new_state);
 	cubictcp_state(sk, new_state);
 }
 

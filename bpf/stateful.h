@@ -1,25 +1,30 @@
 /* The stateful start shared by s_cubic and s_bbr (Stateful-TCP §IV-B, Stateful-BBR
- * §IV-B): look the peer up at init, start the first RTT at the cached rate with a
- * cached-BDP window, open the receiver's window for the flow (rwnd.bpf.c), and store
- * the flow's estimate at release. Each controller brings its own estimator and says
- * when the startup ends. */
+ * §IV-B) inside Careful Resume's envelope (lib/resume.h, RFC 9959): at init look the
+ * peer up and run Reconnaissance; on a go, jump to a share of the cached BDP, paced
+ * over the current RTT, with the receiver's window opened as far as the jump needs
+ * (rwnd.bpf.c); validate the jump, or retreat from it on the first congestion signal;
+ * at release store the flow's estimate and log how its start went (hs_outcomes).
+ * Each controller brings its own estimator and its own response to the phases. */
 #ifndef HS_STATEFUL_H
 #define HS_STATEFUL_H
 
-#include "lib/startup.h"
+#include "lib/resume.h"
 #include "pacing.h"
 #include "path_table.h"
 
 struct hs_start {
-	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the startup capped it */
-	struct hs_flow_key rwnd_key;/* kept from init: by release the local port is unhashed */
-	__u8 startup;               /* 1 during the paced first RTT of a stateful start */
-	__u8 capped;                /* 1 if the startup capped sk_max_pacing_rate */
-	__u8 rwnd_marked;           /* 1 if rwnd_key is in hs_rwnd */
-	__u8 rwnd_whole_flow;       /* rwnd_override = 2: keep the override past the startup */
-	__u8 pad[4];
-	__u32 start_cwnd;           /* the window the startup began with (the cached BDP) */
-	__u32 pad2;
+	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the jump capped it */
+	__u64 lease_ns;             /* the busy_until_ns we wrote into the entry (0: none) */
+	struct hs_flow_key key;     /* kept from init: by release the local port is unhashed */
+	struct hs_resume resume;    /* the Careful Resume phase machine */
+	__u8 startup;               /* 1 while Unvalidated's pacing runs (until the first data ACK) */
+	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
+	__u8 rwnd_marked;           /* 1 if key is in hs_rwnd */
+	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow */
+	__u8 retreat_counted;       /* the retreat's cause was counted */
+	__u8 pad[3];
+	__u32 outcome;              /* enum hs_counter deciding how the start went */
+	__u32 start_cwnd;           /* the window the jump began with */
 };
 
 static __always_inline struct tcp_sock *hs_tcp_sk(const struct sock *sk)
@@ -27,74 +32,46 @@ static __always_inline struct tcp_sock *hs_tcp_sk(const struct sock *sk)
 	return (struct tcp_sock *)sk;
 }
 
-/* Counts the flow and looks its peer up. 1 and *out filled on a usable hit. */
-static __always_inline int hs_lookup(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
-				     struct hs_path *out)
+static __always_inline void hs_unmark(struct hs_start *st)
 {
-	struct hs_path *path;
-	struct hs_addr peer;
-
-	hs_peer_addr(sk, &peer);
-	path = bpf_map_lookup_elem(&hs_paths, &peer);
-	if (!path) {
-		hs_count(cc, HS_MISSES);
-		return 0;
+	if (st->rwnd_marked) {
+		bpf_map_delete_elem(&hs_rwnd, &st->key);
+		st->rwnd_marked = 0;
 	}
-	if (cfg->max_age_s && bpf_ktime_get_boot_ns() - path->stored_ns > cfg->max_age_s * 1000000000ULL) {
-		hs_count(cc, HS_EXPIRED);
-		hs_count(cc, HS_MISSES);
-		return 0;
-	}
-	hs_count(cc, HS_HITS);
-	*out = *path;
-	return 1;
 }
 
-/* The first RTT: cwnd = cached BDP, paced at the cached bandwidth (scaled by the
- * bw_scale_pct knob). With cap_pacing, the rate is also made a ceiling, for
- * controllers whose pacing rate the kernel recomputes before the first ACK. */
-static __always_inline void hs_begin_startup(struct sock *sk, struct hs_start *st, const struct hs_path *path,
-					     const struct hs_config *cfg, int cap_pacing)
+/* The window field the tc program writes so that the jump fits: the jump's bytes in
+ * the peer's window scale, rounded up. The largest field (0xffff) would let the
+ * sender run megabytes past the receiver's real window. */
+static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	__u64 bw = hs_scale_bw(path->bw_bytes_per_s, cfg->bw_scale_pct);
+	__u64 bytes = (__u64)cwnd * tp->mss_cache;
+	__u32 field = (__u32)(bytes >> tp->rx_opt.snd_wscale) + 1;
 
-	tp->snd_cwnd = hs_start_cwnd(bw, path->min_rtt_us, tp->mss_cache, cfg->max_start_cwnd);
-	st->start_cwnd = tp->snd_cwnd;
-	sk->sk_pacing_rate = bw;
-	sk->sk_pacing_status = SK_PACING_NEEDED;
-	if (cap_pacing) {
-		st->saved_max_pacing = sk->sk_max_pacing_rate;
-		hs_set_max_pacing(sk, bw);
-		st->capped = 1;
-	}
-	st->startup = 1;
-	if (cfg->rwnd_override) {
-		/* The window field the tc program writes (the peer's scale applies): the
-		 * largest there is, until hs_unmark (first data ACK or first sign of loss,
-		 * by rwnd_override). */
-		__u32 field = 0xffff;
-
-		hs_flow_key_of(sk, &st->rwnd_key);
-		if (!bpf_map_update_elem(&hs_rwnd, &st->rwnd_key, &field, BPF_ANY))
-			st->rwnd_marked = 1;
-		st->rwnd_whole_flow = cfg->rwnd_override == HS_RWND_UNTIL_LOSS;
-	}
+	if (field > 0xffff)
+		field = 0xffff;
+	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &field, BPF_ANY))
+		st->rwnd_marked = 1;
 }
 
-/* With rwnd_override = 1 the override ends at the first ACK of data, and the
- * receiver's own window governs from then on; with 2 (the default, the paper's
- * "whole flow") it lasts until the first sign of loss (hs_on_ca_state). Kept for the
- * whole flow even through losses, it let the sender run past the
- * receiver's real window whenever a loss held rcv_nxt back: the receiver discarded
- * those segments (TcpExt BeyondWindow: 430 of 475 retransmissions in 60 S-BBR flows
- * at 180 Mbit/s with 0.1 % loss), and sending them again cost more than the window saved. */
-static __always_inline void hs_unmark(struct hs_start *st);
-
-static __always_inline void hs_end_startup(struct sock *sk, struct hs_start *st)
+/* Gives the entry's lease back if it is still ours. */
+static __always_inline void hs_release_lease(struct hs_start *st)
 {
-	if (!st->rwnd_whole_flow)
-		hs_unmark(st);
+	struct hs_addr peer;
+	struct hs_path *p;
+
+	if (!st->lease_ns)
+		return;
+	__builtin_memcpy(peer.bytes, st->key.peer, 16);
+	p = bpf_map_lookup_elem(&hs_paths, &peer);
+	if (p)
+		__sync_val_compare_and_swap(&p->busy_until_ns, st->lease_ns, 0);
+	st->lease_ns = 0;
+}
+
+static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
+{
 	if (st->capped) {
 		hs_set_max_pacing(sk, st->saved_max_pacing);
 		st->capped = 0;
@@ -102,29 +79,197 @@ static __always_inline void hs_end_startup(struct sock *sk, struct hs_start *st)
 	st->startup = 0;
 }
 
-/* At release: the flow leaves hs_rwnd. */
-static __always_inline void hs_unmark(struct hs_start *st)
+/* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump.
+ * With cap_pacing the jump's rate is also made a ceiling, for controllers whose
+ * pacing rate the kernel recomputes before the first ACK. Returns 1 on a jump. */
+static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				    int cap_pacing)
 {
-	if (st->rwnd_marked) {
-		bpf_map_delete_elem(&hs_rwnd, &st->rwnd_key);
-		st->rwnd_marked = 0;
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_recon_in in = {};
+	struct hs_addr peer;
+	struct hs_path *p;
+	struct hs_jump j;
+	enum hs_recon r;
+	__u64 lease;
+
+	hs_flow_key_of(sk, &st->key);
+	hs_count(cc, HS_FLOWS);
+	st->outcome = HS_MISSES;
+	hs_peer_addr(sk, &peer);
+	p = bpf_map_lookup_elem(&hs_paths, &peer);
+	if (!p || !cfg->startup) {
+		hs_count(cc, HS_MISSES);
+		return 0;
+	}
+	hs_count(cc, HS_HITS);
+	in.now_ns = bpf_ktime_get_boot_ns();
+	in.stored_ns = p->stored_ns;
+	in.busy_until_ns = p->busy_until_ns;
+	in.max_age_s = cfg->max_age_s;
+	in.saved_rtt_us = p->min_rtt_us;
+	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
+	in.rtt_match = cfg->rtt_match;
+	r = hs_reconnaissance(&in);
+	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
+	/* One resumer per entry: take the lease unless a flow took it in between. */
+	if (r == HS_RECON_JUMP && __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
+		r = HS_RECON_BUSY;
+	switch (r) {
+	case HS_RECON_JUMP:
+		break;
+	case HS_RECON_EXPIRED:
+		bpf_map_delete_elem(&hs_paths, &peer);
+		st->outcome = HS_EXPIRED;
+		break;
+	case HS_RECON_NO_RTT:
+		st->outcome = HS_REJECT_NO_RTT;
+		break;
+	case HS_RECON_RTT_SHORTER:
+		st->outcome = HS_REJECT_RTT_SHORTER;
+		break;
+	case HS_RECON_RTT_LONGER:
+		st->outcome = HS_REJECT_RTT_LONGER;
+		break;
+	default:
+		st->outcome = HS_REJECT_BUSY;
+		break;
+	}
+	if (r != HS_RECON_JUMP) {
+		hs_count(cc, st->outcome);
+		return 0;
+	}
+	st->lease_ns = lease;
+	j = hs_jump_size(hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct), p->min_rtt_us, in.cur_rtt_us, tp->mss_cache,
+			 cfg->jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
+	hs_resume_jump(&st->resume, j.cwnd, tp->delivered);
+	hs_count(cc, HS_JUMPS);
+	st->outcome = HS_JUMPS;
+	tp->snd_cwnd = j.cwnd;
+	st->start_cwnd = j.cwnd;
+	sk->sk_pacing_rate = j.pacing_Bps;
+	sk->sk_pacing_status = SK_PACING_NEEDED;
+	if (cap_pacing) {
+		st->saved_max_pacing = sk->sk_max_pacing_rate;
+		hs_set_max_pacing(sk, j.pacing_Bps);
+		st->capped = 1;
+	}
+	st->startup = 1;
+	st->rwnd_mode = cfg->rwnd_override;
+	if (cfg->rwnd_override != HS_RWND_OFF)
+		hs_mark(sk, st, j.cwnd);
+	return 1;
+}
+
+/* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
+ * resume is not Unvalidated any more, e.g. it already retreated). */
+static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 in_flight)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 event, cwnd;
+
+	hs_end_pacing(sk, st);
+	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
+		hs_unmark(st);
+	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, &event);
+	if (event != HS_RESUME_NONE) {
+		hs_count(cc, event);
+		st->outcome = event;
+		hs_release_lease(st);
+		hs_unmark(st);
+	}
+	return cwnd;
+}
+
+/* Every ACK after the first: PipeSize, and the end of Validating. */
+static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 event = hs_resume_on_ack(&st->resume, tp->snd_una, tp->delivered);
+
+	if (event != HS_RESUME_NONE) {
+		hs_count(cc, event);
+		st->outcome = event;
+		hs_release_lease(st);
+		hs_unmark(st);
 	}
 }
 
-/* The first sign of loss (Disorder: a dupACK or SACK) ends the override, whatever
- * the mode: from then on the receiver holds data out of order, and anything sent
- * beyond its real window would be discarded (see hs_end_startup). */
-static __always_inline void hs_on_ca_state(struct hs_start *st, __u8 new_state)
+/* ssthresh asked (loss, ECN-CE, RTO) while Unvalidated or Validating: Safe Retreat.
+ * Returns 1 with the retreat's ssthresh and PipeSize; the entry that led here is
+ * deleted (or its rate halved, knob retreat_entry). The cause is counted by
+ * hs_on_ca_state, which the kernel calls right after. */
+static __always_inline int hs_retreat(struct sock *sk, struct hs_start *st, const struct hs_config *cfg, __u32 *ssthresh,
+				      __u32 *pipe)
 {
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_addr peer;
+	struct hs_path *p;
+	__u32 cap;
+
+	if (!hs_resume_retreat(&st->resume, cfg->retreat_beta_pct, tp->snd_nxt, tp->delivered, ssthresh, &cap))
+		return 0;
+	*pipe = st->resume.pipe_pkts;
+	if (st->startup) {  /* before the first ACK (an RTO): pacing off, no cwnd restored */
+		sk->sk_pacing_status = SK_PACING_NONE;
+		hs_end_pacing(sk, st);
+	}
+	hs_unmark(st);
+	hs_release_lease(st);
+	__builtin_memcpy(peer.bytes, st->key.peer, 16);
+	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
+		p = bpf_map_lookup_elem(&hs_paths, &peer);
+		if (p)
+			p->bw_bytes_per_s /= 2;
+	} else {
+		bpf_map_delete_elem(&hs_paths, &peer);
+	}
+	if (tp->snd_cwnd > cap)
+		tp->snd_cwnd = cap;
+	return 1;
+}
+
+/* set_state: the first sign of loss (Disorder: a dupACK or SACK) ends the window
+ * override, whatever the mode: from then on the receiver holds data out of order,
+ * and anything sent beyond its real window would be discarded. A retreat just begun
+ * is counted by its cause. */
+static __always_inline void hs_on_ca_state(enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
+{
+	__u32 why;
+
 	if (new_state >= TCP_CA_Disorder)
 		hs_unmark(st);
+	if (st->resume.phase != HS_PHASE_RETREAT || st->retreat_counted)
+		return;
+	if (new_state == TCP_CA_Recovery)
+		why = HS_RETREAT_LOSS;
+	else if (new_state == TCP_CA_CWR)
+		why = HS_RETREAT_ECN;
+	else if (new_state == TCP_CA_Loss)
+		why = HS_RETREAT_RTO;
+	else
+		return;
+	hs_count(cc, why);
+	st->outcome = why;
+	st->retreat_counted = 1;
+}
+
+/* release: the override and the lease go, and the start's outcome is logged. */
+static __always_inline void hs_finish(enum hs_cc_id cc, struct hs_start *st)
+{
+	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
+				     .pipe_pkts = st->resume.pipe_pkts };
+
+	hs_unmark(st);
+	hs_release_lease(st);
+	bpf_map_update_elem(&hs_outcomes, &st->key, &o, BPF_ANY);
 }
 
 /* Termination: store {bw, min RTT} for the peer unless the knobs or the rules say no.
  * short_flow_rule (S-BBR): a flow that acked fewer bytes than the cached BDP may
- * create an entry but not overwrite one. */
-static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
-				     __u64 bw, __u32 min_rtt_us, int short_flow_rule)
+ * create an entry but not overwrite one. An entry keeps its lease. */
+static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg, __u64 bw,
+				     __u32 min_rtt_us, int short_flow_rule)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_path *old, entry = {};
@@ -148,6 +293,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.bw_bytes_per_s = bw;
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
+	entry.busy_until_ns = old ? old->busy_until_ns : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.source = cc;
 	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);

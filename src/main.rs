@@ -111,7 +111,7 @@ fn table(cmd: TableCommand) -> Result<()> {
             let bps = units::parse_rate(&bw)?;
             let rtt_us = units::parse_duration_ns(&rtt)? / 1000;
             anyhow::ensure!(rtt_us <= u32::MAX as u64, "RTT {rtt} is out of range");
-            let e = abi::PathEntry { bw_bytes_per_s: bps / 8, stored_ns: now, min_rtt_us: rtt_us as u32, flows: 0, source: abi::SOURCE_USER, reserved: 0 };
+            let e = abi::PathEntry { bw_bytes_per_s: bps / 8, stored_ns: now, min_rtt_us: rtt_us as u32, flows: 0, source: abi::SOURCE_USER, ..Default::default() };
             bpf::table_set(a, &e)?;
             println!("{a}: {} , min RTT {rtt}", units::fmt_rate(bps as f64));
         }

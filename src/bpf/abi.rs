@@ -49,6 +49,7 @@ c_record! {
     pub struct PathEntry = "hs_path" {
         pub bw_bytes_per_s: u64,
         pub stored_ns: u64,
+        pub busy_until_ns: u64,
         pub min_rtt_us: u32,
         pub flows: u32,
         pub source: u32,
@@ -64,7 +65,17 @@ c_record! {
 }
 
 c_record! {
-    /// struct hs_flow_key: the key of hs_rwnd.
+    /// struct hs_flow_outcome: how one flow's start went (hs_outcomes).
+    pub struct FlowOutcome = "hs_flow_outcome" {
+        pub cc: u32,
+        pub outcome: u32,
+        pub jump_cwnd: u32,
+        pub pipe_pkts: u32,
+    }
+}
+
+c_record! {
+    /// struct hs_flow_key: the key of hs_rwnd and hs_outcomes.
     pub struct FlowKey = "hs_flow_key" {
         pub peer: [u8; 16],
         pub local: [u8; 16],
@@ -93,10 +104,14 @@ macro_rules! counters {
     ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
 }
 
-/// enum hs_counter: s_cubic and s_bbr.
+/// enum hs_counter: s_cubic and s_bbr, with Careful Resume's phases and reasons.
 pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "flows" = "HS_FLOWS", "hits" = "HS_HITS", "misses" = "HS_MISSES", "stores" = "HS_STORES",
     "discards" = "HS_DISCARDS", "skipped" = "HS_SKIPPED", "expired" = "HS_EXPIRED",
+    "reject_no_rtt" = "HS_REJECT_NO_RTT", "reject_rtt_shorter" = "HS_REJECT_RTT_SHORTER",
+    "reject_rtt_longer" = "HS_REJECT_RTT_LONGER", "reject_busy" = "HS_REJECT_BUSY",
+    "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
+    "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
 ];
 
 /// enum hs_suss_counter.
@@ -158,9 +173,9 @@ pub const KNOBS: &[Knob] = &[
     },
     Knob {
         name: "rwnd_override",
-        kind: KnobKind::Choice(&[("off", 0), ("on", 1), ("whole", 2)]),
+        kind: KnobKind::Choice(&[("off", 0), ("on", 1), ("resume", 2)]),
         default: 2,
-        doc: "open the receiver's window of stateful starts: on = until the first data ACK, whole = until the first sign of loss",
+        doc: "open the receiver's window as far as a jump needs: on = until the first data ACK, resume = until the jump is validated or the first sign of loss",
     },
     Knob { name: "max_age_s", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" }, default: 0, doc: "ignore older entries (0 = any age)" },
     Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
@@ -182,8 +197,28 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         name: "max_start_cwnd",
         kind: KnobKind::Number { min: 10, max: 1_000_000, unit: "packets" },
-        default: 1_000_000,
-        doc: "cap on a stateful start's first window (Careful Resume's max jump)",
+        default: 1000,
+        doc: "cap on a jump's window (Careful Resume's max_jump)",
+    },
+    Knob {
+        name: "max_start_rate_mbps",
+        kind: KnobKind::Number { min: 1, max: 1_000_000, unit: "Mbit/s" },
+        default: 1000,
+        doc: "cap on a jump's pacing rate (the window shrinks to what it sends in one RTT)",
+    },
+    Knob { name: "jump_pct", kind: KnobKind::Number { min: 1, max: 100, unit: "%" }, default: 100, doc: "share of the cached BDP a flow jumps to (the RFC: at most 50; the papers: 100)" },
+    Knob {
+        name: "rtt_match",
+        kind: KnobKind::Number { min: 1, max: 100, unit: "x" },
+        default: 2,
+        doc: "no jump unless the handshake RTT is within [saved / f, saved x f]",
+    },
+    Knob { name: "retreat_beta_pct", kind: KnobKind::Number { min: 10, max: 100, unit: "%" }, default: 50, doc: "Safe Retreat: ssthresh = PipeSize x beta" },
+    Knob {
+        name: "retreat_entry",
+        kind: KnobKind::Choice(&[("delete", 0), ("decay", 1)]),
+        default: 0,
+        doc: "Safe Retreat: delete the entry that led to it, or halve its rate",
     },
 ];
 
@@ -332,7 +367,7 @@ mod tests {
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
         let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
@@ -388,6 +423,7 @@ mod tests {
             (PathEntry::C_NAME, PathEntry::FIELDS, std::mem::size_of::<PathEntry>()),
             (PeerKey::C_NAME, PeerKey::FIELDS, std::mem::size_of::<PeerKey>()),
             (FlowKey::C_NAME, FlowKey::FIELDS, std::mem::size_of::<FlowKey>()),
+            (FlowOutcome::C_NAME, FlowOutcome::FIELDS, std::mem::size_of::<FlowOutcome>()),
         ] {
             want(format!("{cname}.size"), size as u64);
             for (f, off, sz) in fields.iter() {
@@ -448,7 +484,7 @@ mod tests {
 
     #[test]
     fn records_round_trip_through_bytes() {
-        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, source: 0, reserved: 0 };
+        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, ..Default::default() };
         assert_eq!(PathEntry::from_bytes(e.as_bytes()).unwrap(), e);
         assert!(PathEntry::from_bytes(&[0; 31]).is_err());
     }

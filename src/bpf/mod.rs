@@ -103,10 +103,11 @@ fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> R
 /// record written by an older headstart) cannot be reused by libbpf and cannot be
 /// read: with no controller registered they are removed, and said so.
 fn drop_stale_pins() -> Result<()> {
-    let expect: [(&str, u32, u32); 3] = [
+    let expect: [(&str, u32, u32); 4] = [
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
         ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, 4),
+        ("hs_outcomes", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::FlowOutcome>() as u32),
     ];
     let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
     let mut stale = Vec::new();

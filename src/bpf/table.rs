@@ -74,7 +74,7 @@ impl SavedTable {
             ensure!(seen.insert(addr), "{}: duplicate peer", rec());
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u32;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, reserved: 0 };
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
             out.push((addr, entry, e.age_s));
         }
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn entries_are_validated() {
-        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, source: 0, reserved: 0 };
+        let e = PathEntry { bw_bytes_per_s: 12_500_000, stored_ns: 77, min_rtt_us: 50_000, flows: 3, ..Default::default() };
         assert!(validate_entry(&e).is_ok());
         assert!(validate_entry(&PathEntry { bw_bytes_per_s: 0, ..e }).is_err());
         assert!(validate_entry(&PathEntry { min_rtt_us: 0, ..e }).is_err());

@@ -1,0 +1,152 @@
+/* Host tests of Careful Resume's phase machine (bpf/lib/resume.h) with crafted ACK
+ * sequences on a virtual clock: the jump, validation, Safe Retreat in each phase, an
+ * RTO in the first RTT, RTT mismatches both ways, an expired entry, a second flow to
+ * the same entry, and a sender with less data than the jump. Packets are counted from
+ * 0 and sequence numbers are packet numbers × MSS. */
+#include <string.h>
+#include "../../bpf/lib/resume.h"
+#include "check.h"
+
+#define MSS 1448U
+#define SEC 1000000000ULL
+
+static struct hs_recon_in recon(__u32 saved_rtt_us, __u32 cur_rtt_us)
+{
+	struct hs_recon_in in = { .now_ns = 100 * SEC, .stored_ns = 90 * SEC, .busy_until_ns = 0, .max_age_s = 3600,
+				  .saved_rtt_us = saved_rtt_us, .cur_rtt_us = cur_rtt_us, .rtt_match = 2 };
+	return in;
+}
+
+static void test_reconnaissance(void)
+{
+	struct hs_recon_in in = recon(50000, 52000);
+
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "fresh entry, same path");
+	in = recon(50000, 20000);  /* an entry whose RTT is 2.5x this path's */
+	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_SHORTER, "0.4x path RTT");
+	in = recon(50000, 600000);  /* 12x */
+	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "12x path RTT");
+	in = recon(50000, 25000);
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "exactly saved/2 is still the path");
+	in = recon(50000, 100001);
+	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "just past 2x");
+	in = recon(50000, 0);
+	CHECK(hs_reconnaissance(&in) == HS_RECON_NO_RTT, "no handshake sample");
+	in = recon(50000, 50000);
+	in.stored_ns = in.now_ns - 3601 * SEC;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_EXPIRED, "older than max_age_s");
+	in.max_age_s = 0;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "max_age_s 0: any age");
+	/* A second flow while the first holds the lease; free again once it lapses. */
+	in = recon(50000, 50000);
+	in.busy_until_ns = in.now_ns + hs_resume_lease_ns(50000);
+	CHECK(hs_reconnaissance(&in) == HS_RECON_BUSY, "concurrent resumer");
+	in.now_ns = in.busy_until_ns + 1;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "lease lapsed");
+	CHECK(hs_resume_lease_ns(50000) == 300000000ULL, "4 RTT + 100 ms");
+}
+
+static void test_jump_size(void)
+{
+	/* 100 Mbit/s x 50 ms = 431 packets. */
+	struct hs_jump j = hs_jump_size(12500000, 50000, 50000, MSS, 100, 1000, 125000000);
+
+	CHECK(j.cwnd == 431, "full BDP %u", j.cwnd);
+	CHECK(j.pacing_Bps == 431ULL * MSS * 1000000 / 50000, "paced over the current RTT");
+	j = hs_jump_size(12500000, 50000, 50000, MSS, 50, 1000, 125000000);
+	CHECK(j.cwnd == 215, "jump_pct 50: %u", j.cwnd);
+	/* A 10x entry (1 Gbit/s): 4310 packets, capped at max_start_cwnd. */
+	j = hs_jump_size(125000000, 50000, 50000, MSS, 100, 1000, 125000000);
+	CHECK(j.cwnd == 1000, "capped at 1000: %u", j.cwnd);
+	/* The rate cap: 100 Mbit/s allows 431 packets per 50 ms. */
+	j = hs_jump_size(125000000, 50000, 50000, MSS, 100, 100000, 12500000);
+	CHECK(j.cwnd == 431 && j.pacing_Bps <= 12500000, "rate cap shrinks the window: %u", j.cwnd);
+	/* A longer current RTT paces slower (the RFC's rule), same window. */
+	j = hs_jump_size(12500000, 50000, 90000, MSS, 100, 1000, 125000000);
+	CHECK(j.cwnd == 431 && j.pacing_Bps < 12500000, "paced over 90 ms");
+	j = hs_jump_size(100000, 10000, 10000, MSS, 100, 1000, 125000000);
+	CHECK(j.cwnd == HS_INIT_CWND, "never below IW");
+	j = hs_jump_size(12500000, 50000, 0, MSS, 100, 1000, 125000000);
+	CHECK(j.cwnd == HS_INIT_CWND && j.pacing_Bps == 0, "no RTT, no jump");
+}
+
+static void test_validated_resume(void)
+{
+	struct hs_resume r;
+	__u32 ev, cwnd;
+
+	hs_resume_jump(&r, 431, 1);
+	CHECK(r.phase == HS_PHASE_UNVALIDATED && hs_resume_active(&r), "Unvalidated");
+	/* First ACK: 429 of the jump in flight, 2 delivered, snd_nxt at packet 431. */
+	cwnd = hs_resume_first_ack(&r, 429, 431 * MSS, 3, &ev);
+	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "Validating");
+	CHECK(cwnd == 429 && r.last_unvalidated_seq == 431 * MSS, "cwnd = in flight");
+	/* ACKs up to packet 430: still validating; PipeSize grows. */
+	CHECK(hs_resume_on_ack(&r, 400 * MSS, 401) == HS_RESUME_NONE, "not yet");
+	CHECK(r.pipe_pkts == 400, "PipeSize %u", r.pipe_pkts);
+	CHECK(hs_resume_on_ack(&r, 431 * MSS, 432) == HS_VALIDATED, "validated");
+	CHECK(r.phase == HS_PHASE_NORMAL && !hs_resume_active(&r), "Normal");
+	CHECK(hs_resume_on_ack(&r, 500 * MSS, 501) == HS_RESUME_NONE, "counted once");
+	__u32 s, cap;
+	CHECK(!hs_resume_retreat(&r, 50, 600 * MSS, 560, &s, &cap), "no retreat after validation: Cubic's own response");
+}
+
+static void test_loss_while_validating(void)
+{
+	/* A 10x entry: the jump of 1000 overshoots a pipe of ~862 (BDP + buffer). The loss
+	 * is found when ~860 packets were delivered. */
+	struct hs_resume r;
+	__u32 ev, s = 0, cap = 0;
+
+	hs_resume_jump(&r, 1000, 0);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, &ev);
+	hs_resume_on_ack(&r, 700 * MSS, 700);
+	CHECK(hs_resume_retreat(&r, 50, 1100 * MSS, 860, &s, &cap), "Safe Retreat");
+	CHECK(r.phase == HS_PHASE_RETREAT && hs_resume_holds_growth(&r), "no growth in the retreat");
+	CHECK(s == 430 && cap == 430, "ssthresh = PipeSize x 0.5 = %u, cwnd cap = PipeSize / 2 = %u", s, cap);
+	CHECK(!hs_resume_retreat(&r, 50, 1100 * MSS, 870, &s, &cap), "one retreat per flow");
+	/* The retreat ends when the last unvalidated packet (999) is acknowledged. */
+	CHECK(hs_resume_on_ack(&r, 990 * MSS, 900) == HS_RESUME_NONE && r.phase == HS_PHASE_RETREAT, "holding");
+	CHECK(r.pipe_pkts == 860, "PipeSize frozen at the retreat");
+	hs_resume_on_ack(&r, 1000 * MSS, 910);
+	CHECK(r.phase == HS_PHASE_NORMAL && !hs_resume_holds_growth(&r), "growth allowed again");
+}
+
+static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
+{
+	struct hs_resume r;
+	__u32 ev, s = 0, cap = 0;
+
+	/* RTO before any ACK: PipeSize 0, so the retreat is to the minimum, and the
+	 * jump's packets (up to snd_nxt) are the unvalidated ones. */
+	hs_resume_jump(&r, 431, 5);
+	CHECK(hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap), "retreat from Unvalidated");
+	CHECK(s == 2 && cap == 2 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
+	/* The first ACK after the RTO must not restore the jump's window. */
+	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
+	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating");
+}
+
+static void test_sender_with_less_data_than_the_jump(void)
+{
+	/* A 16 KB response under a 431-packet jump: 11 packets sent, 9 in flight at the
+	 * first ACK: the jump was not used, the resume ends "rate limited". */
+	struct hs_resume r;
+	__u32 ev, cwnd;
+
+	hs_resume_jump(&r, 431, 0);
+	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, &ev);
+	CHECK(ev == HS_RATE_LIMITED && r.phase == HS_PHASE_NORMAL, "rate limited");
+	CHECK(cwnd == 11, "cwnd = PipeSize + in flight = %u", cwnd);
+}
+
+int main(void)
+{
+	test_reconnaissance();
+	test_jump_size();
+	test_validated_resume();
+	test_loss_while_validating();
+	test_loss_while_unvalidated_and_rto_in_the_first_rtt();
+	test_sender_with_less_data_than_the_jump();
+	return check_report();
+}
