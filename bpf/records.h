@@ -54,6 +54,7 @@ enum hs_counter {
 	HS_RETREAT_LOSS,            /* Safe Retreat on a loss (Recovery) */
 	HS_RETREAT_ECN,             /* ... on ECN-CE (CWR) */
 	HS_RETREAT_RTO,             /* ... on a retransmission timeout (Loss) */
+	HS_RETREAT_RATE,            /* ... on the jump delivered far slower than paced */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -100,7 +101,7 @@ struct hs_config {
 	__u32 suss;
 	__u32 suss_k_max;
 	__u32 gcbe_median;
-	__u32 no_ss_after_start;
+	__u32 after_jump;           /* enum hs_after_jump */
 	__u32 gcbe_min_span_us;
 	__u32 bbr_plateau_rtts;
 	__u32 max_start_cwnd;
@@ -109,11 +110,13 @@ struct hs_config {
 	__u32 rtt_match;
 	__u32 retreat_beta_pct;
 	__u32 retreat_entry;        /* enum hs_retreat_entry */
+	__u32 rate_retreat_pct;
 };
-_Static_assert(sizeof(struct hs_config) == 19 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 20 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
+enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2 };
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

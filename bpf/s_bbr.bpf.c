@@ -132,10 +132,11 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 			__u8 was = flow->start.resume.phase;
 
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);
-			if (was == HS_PHASE_VALIDATING && flow->start.resume.phase == HS_PHASE_NORMAL) {
-				cfg = hs_get_config();
+			cfg = hs_get_config();
+			if (was == HS_PHASE_VALIDATING && flow->start.resume.phase == HS_PHASE_NORMAL)
 				s_bbr_credit_plateau(sk, &cfg);
-			}
+			else if (hs_rate_check(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us))
+				s_bbr_drain(sk);
 		}
 	}
 	bbr_main(sk, ack, flag, rs);

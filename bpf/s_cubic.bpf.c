@@ -35,8 +35,9 @@
  *  4. The first RTT's rate is also set as SO_MAX_PACING_RATE: the kernel recomputes
  *     a Cubic flow's pacing rate (2 x cwnd / srtt in slow start) before the first
  *     ACK, which doubled the startup rate and the queue until capped.
- *  5. By default slow start ends with the startup (ssthresh = cwnd); the paper lets
- *     it go on (knob no_ss_after_start=off). See end_startup. */
+ *  5. What follows the jump is a knob (after_jump, see end_startup): slow start and
+ *     HyStart go on (the paper), slow start ends at the jump (hold), or a probe
+ *     grows 1.5x per RTT until the RTT shows a queue (lib/resume.h). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -59,7 +60,9 @@ struct s_cubic_flow {
 	struct gcbe gcbe;           /* the bandwidth estimator */
 	__u64 last_delivered;       /* delivered_bytes() at the previous ACK */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
-	__u32 pad;
+	__u32 probe_cnt;            /* half packets owed by the probe's growth */
+	__u8 probing;               /* after_jump = probe: growing until a queue shows */
+	__u8 pad[7];
 };
 
 struct {
@@ -100,11 +103,19 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1);
 }
 
-/* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW).
- * The paper leaves ssthresh alone (slow start and HyStart go on). By default
- * (no_ss_after_start) slow start ends here instead, Careful Resume's way: the cached
- * BDP is already the path's size. Measured: same FCT, half the queueing delay and no
- * retransmissions where doubling on from one BDP overflowed the buffer. */
+static __always_inline struct bictcp *cubic_of(struct sock *sk)
+{
+	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+/* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW),
+ * Validating begins. Then, by knob after_jump:
+ *  - slow_start (the paper): slow start and the kernel's HyStart go on. Doubling on
+ *    from one BDP overflows a 1-BDP buffer (BENCHMARKS.md, Issue 3).
+ *  - hold: slow start only up to the jump's window (Issue 3's default): the jump is
+ *    the path's size. A low entry then holds the flow down: at 20 % of the real rate
+ *    twice cubic's FCT (Issue 11).
+ *  - probe: grow 1.5x per RTT until a queue shows in the RTT (lib/resume.h). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -116,10 +127,36 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
-	/* Slow start up to the jump's window, not beyond: a jump held back by the
-	 * receiver's window must still be able to grow to it. */
-	if (cfg.no_ss_after_start)
+	if (cfg.after_jump == HS_AFTER_HOLD) {
+		/* Slow start up to the jump's window, not beyond: a jump held back by
+		 * the receiver's window must still be able to grow to it. */
 		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
+	} else if (cfg.after_jump == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
+		flow->probing = 1;
+		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
+	}
+}
+
+/* Every ACK after the first: Validating's end and rate test, and the probe's exit. */
+static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow, __u32 rtt_us)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg;
+
+	hs_after_ack(sk, HS_CC_S_CUBIC, &flow->start);
+	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
+		cfg = hs_get_config();
+		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us)) {
+			flow->probing = 0;
+			cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
+			return;
+		}
+	}
+	if (flow->probing && hs_probe_queue_seen(rtt_us, flow->min_rtt_us)) {
+		flow->probing = 0;
+		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, rtt_us);
+		tp->snd_ssthresh = tp->snd_cwnd;
+	}
 }
 
 SEC("struct_ops")
@@ -138,7 +175,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	if (flow->start.startup)
 		end_startup(sk, flow);
 	else
-		hs_after_ack(sk, HS_CC_S_CUBIC, &flow->start);
+		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
 	delivered = delivered_bytes(tp);
 	gcbe_on_ack(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
 		    tp->srtt_us >> 3);
@@ -161,22 +198,26 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 		 flow->min_rtt_us, 0);
 }
 
-static __always_inline struct bictcp *cubic_of(struct sock *sk)
-{
-	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
-}
-
 /* Cubic's response to congestion, except during a resume: Safe Retreat, whose
- * plateau (W_max) is what the path delivered, not the jump that overshot it. */
+ * plateau (W_max) is what the path delivered, not the jump that overshot it; and
+ * losses of the jump's own packets after a retreat are not answered twice. */
 SEC("struct_ops")
 __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 {
 	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_config cfg;
 	__u32 retreat, pipe;
 
-	if (!flow || !hs_resume_active(&flow->start.resume))
+	if (!flow)
+		return ssthresh;
+	flow->probing = 0;
+	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
+		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
+		return tp->snd_ssthresh;
+	}
+	if (!hs_resume_active(&flow->start.resume))
 		return ssthresh;
 	cfg = hs_get_config();
 	if (!hs_retreat(sk, &flow->start, &cfg, &retreat, &pipe))
@@ -190,9 +231,17 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 
-	/* Safe Retreat: no growth until the last jump packet is acknowledged. */
-	if (flow && hs_resume_holds_growth(&flow->start.resume))
-		return;
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+
+	if (flow) {
+		/* Safe Retreat: no growth until the last jump packet is acknowledged. */
+		if (hs_resume_holds_growth(&flow->start.resume))
+			return;
+		if (flow->probing && tp->snd_cwnd < tp->snd_ssthresh) {
+			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, &flow->probe_cnt);
+			return;
+		}
+	}
 	cubictcp_cong_avoid(sk, ack, acked);
 }
 

@@ -142,7 +142,7 @@ static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs
 	st->lease_ns = lease;
 	j = hs_jump_size(hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct), p->min_rtt_us, in.cur_rtt_us, tp->mss_cache,
 			 cfg->jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
-	hs_resume_jump(&st->resume, j.cwnd, tp->delivered);
+	hs_resume_jump(&st->resume, &j, tp->delivered);
 	hs_count(cc, HS_JUMPS);
 	st->outcome = HS_JUMPS;
 	tp->snd_cwnd = j.cwnd;
@@ -171,7 +171,7 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 	hs_end_pacing(sk, st);
 	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
 		hs_unmark(st);
-	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, &event);
+	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
 	if (event != HS_RESUME_NONE) {
 		hs_count(cc, event);
 		st->outcome = event;
@@ -195,6 +195,44 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 	}
 }
 
+/* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry). */
+static __always_inline void hs_discredit_entry(struct hs_start *st, const struct hs_config *cfg)
+{
+	struct hs_addr peer;
+	struct hs_path *p;
+
+	__builtin_memcpy(peer.bytes, st->key.peer, 16);
+	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
+		p = bpf_map_lookup_elem(&hs_paths, &peer);
+		if (p)
+			p->bw_bytes_per_s /= 2;
+	} else {
+		bpf_map_delete_elem(&hs_paths, &peer);
+	}
+}
+
+/* Validating's rate test (resume.h). On an overshoot: Safe Retreat at once, with
+ * cwnd = ssthresh = what the path delivers per min RTT; returns 1. */
+static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+					 __u32 min_rtt_us)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 cwnd;
+
+	if (!hs_resume_rate_check(&st->resume, tp->tcp_mstamp, tp->delivered, tp->mss_cache, tp->srtt_us >> 3, min_rtt_us,
+				  cfg->rate_retreat_pct, &cwnd))
+		return 0;
+	hs_count(cc, HS_RETREAT_RATE);
+	st->outcome = HS_RETREAT_RATE;
+	st->retreat_counted = 1;
+	hs_unmark(st);
+	hs_release_lease(st);
+	hs_discredit_entry(st, cfg);
+	tp->snd_cwnd = cwnd;
+	tp->snd_ssthresh = cwnd;
+	return 1;
+}
+
 /* ssthresh asked (loss, ECN-CE, RTO) while Unvalidated or Validating: Safe Retreat.
  * Returns 1 with the retreat's ssthresh and PipeSize; the entry that led here is
  * deleted (or its rate halved, knob retreat_entry). The cause is counted by
@@ -203,8 +241,6 @@ static __always_inline int hs_retreat(struct sock *sk, struct hs_start *st, cons
 				      __u32 *pipe)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_addr peer;
-	struct hs_path *p;
 	__u32 cap;
 
 	if (!hs_resume_retreat(&st->resume, cfg->retreat_beta_pct, tp->snd_nxt, tp->delivered, ssthresh, &cap))
@@ -216,14 +252,7 @@ static __always_inline int hs_retreat(struct sock *sk, struct hs_start *st, cons
 	}
 	hs_unmark(st);
 	hs_release_lease(st);
-	__builtin_memcpy(peer.bytes, st->key.peer, 16);
-	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
-		p = bpf_map_lookup_elem(&hs_paths, &peer);
-		if (p)
-			p->bw_bytes_per_s /= 2;
-	} else {
-		bpf_map_delete_elem(&hs_paths, &peer);
-	}
+	hs_discredit_entry(st, cfg);
 	if (tp->snd_cwnd > cap)
 		tp->snd_cwnd = cap;
 	return 1;

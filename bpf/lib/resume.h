@@ -19,6 +19,9 @@
  *   loss, ECN-CE or RTO while Unvalidated or Validating ──► Safe Retreat:
  *        ssthresh = PipeSize × β, cwnd ≤ PipeSize / 2 and no growth until the last
  *        unvalidated packet is acknowledged; the entry is deleted (or decayed)
+ *   the jump's data delivered far slower than it was paced (Validating's first
+ *   quarter RTT) ──► Safe Retreat before any loss: cwnd = the delivered rate × min
+ *        RTT, the queue the jump built drains instead of overflowing
  *
  * Differences from the RFC, each for a measured reason (BENCHMARKS.md, Issue 11):
  *  1. TCP's handshake is the Reconnaissance round: the server has its RTT sample
@@ -27,6 +30,11 @@
  *  2. The RTT test is symmetric (cur within [saved / f, saved × f], f = rtt_match,
  *     default 2): the RFC accepts up to 10× longer, but a saved BDP measured on a
  *     path a fifth as long is no measure of this one.
+ *  3. A rate test (hs_resume_rate_check): a jump that the path delivers at less
+ *     than rate_retreat_pct of its pacing rate retreats without waiting for the
+ *     loss it will cause. In TCP the losses of an overshoot reach the receiver as
+ *     holes, and what the sender then keeps sending beyond the receiver's real
+ *     window is discarded (TcpExt BeyondWindow).
  * Units: packets, microseconds, nanoseconds (clock), bytes per second. */
 #ifndef HS_RESUME_H
 #define HS_RESUME_H
@@ -110,21 +118,24 @@ HS_INLINE struct hs_jump hs_jump_size(__u64 bw_Bps, __u32 saved_rtt_us, __u32 cu
 #define HS_RESUME_NONE 0xffffffffU
 
 struct hs_resume {
+	__u64 jump_Bps;             /* the jump's pacing rate */
+	__u64 first_ack_us;         /* when Validating began */
 	__u8 phase;                 /* enum hs_phase (records.h) */
-	__u8 retreat_kind;          /* what caused the retreat (enum hs_retreat_kind) */
+	__u8 rate_checked;          /* the rate test ran */
 	__u8 pad[2];
 	__u32 jump_cwnd;            /* Unvalidated's window */
 	__u32 delivered_at_jump;    /* tp->delivered when the jump began */
+	__u32 delivered_at_first_ack;
 	__u32 pipe_pkts;            /* PipeSize: delivered since the jump */
 	__u32 last_unvalidated_seq; /* snd_nxt when Unvalidated ended */
-	__u32 pad2;
 };
 
-HS_INLINE void hs_resume_jump(struct hs_resume *r, __u32 jump_cwnd, __u32 delivered)
+HS_INLINE void hs_resume_jump(struct hs_resume *r, const struct hs_jump *j, __u32 delivered)
 {
 	__builtin_memset(r, 0, sizeof(*r));
 	r->phase = HS_PHASE_UNVALIDATED;
-	r->jump_cwnd = jump_cwnd;
+	r->jump_cwnd = j->cwnd;
+	r->jump_Bps = j->pacing_Bps;
 	r->delivered_at_jump = delivered;
 }
 
@@ -141,13 +152,16 @@ HS_INLINE int hs_seq_before(__u32 a, __u32 b)
 /* The first ACK of data: Unvalidated ends. Returns the cwnd to continue with (eq. 3
  * of Stateful-TCP: max(in flight, IW)); *event says whether the resume goes on to
  * Validating or ended "rate limited" (the sender did not use the jump). */
-HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 snd_nxt, __u32 delivered, __u32 *event)
+HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 snd_nxt, __u32 delivered, __u64 now_us,
+				     __u32 *event)
 {
 	*event = HS_RESUME_NONE;
 	if (r->phase != HS_PHASE_UNVALIDATED)
 		return 0;
 	r->pipe_pkts = delivered - r->delivered_at_jump;
 	r->last_unvalidated_seq = snd_nxt;
+	r->first_ack_us = now_us;
+	r->delivered_at_first_ack = delivered;
 	if (in_flight < HS_INIT_CWND) {
 		r->phase = HS_PHASE_NORMAL;
 		*event = HS_RATE_LIMITED;
@@ -194,6 +208,71 @@ HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_n
 	*ssthresh = s > 2 ? (__u32)s : 2;
 	*cwnd_cap = r->pipe_pkts / 2 > 2 ? r->pipe_pkts / 2 : 2;
 	return 1;
+}
+
+/* The rate test, on each ACK of Validating until it has run once: after a quarter of
+ * the current RTT (at least 2 ms and 16 packets, so that delayed and coalesced ACKs
+ * average out), the rate at which the jump's data arrive is compared with the rate
+ * it was paced at. Below retreat_pct of it, the jump overshot the path: Safe Retreat
+ * now, and 1 with *cwnd = what the path delivers in one min RTT (at least IW). */
+HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 delivered, __u32 mss, __u32 cur_rtt_us,
+				   __u32 min_rtt_us, __u32 retreat_pct, __u32 *cwnd)
+{
+	__u64 span = now_us - r->first_ack_us, need = cur_rtt_us / 4, rate, bdp;
+	__u32 pkts = delivered - r->delivered_at_first_ack;
+
+	if (r->phase != HS_PHASE_VALIDATING || r->rate_checked || !retreat_pct)
+		return 0;
+	if (need < 2000)
+		need = 2000;
+	if (span < need || pkts < 16)
+		return 0;
+	r->rate_checked = 1;
+	rate = (__u64)pkts * mss * HS_USEC_PER_SEC / span;
+	if (rate * 100 >= r->jump_Bps * retreat_pct)
+		return 0;
+	r->pipe_pkts = delivered - r->delivered_at_jump;
+	r->phase = HS_PHASE_RETREAT;
+	bdp = rate * min_rtt_us / HS_USEC_PER_SEC / (mss ? mss : 1);
+	*cwnd = bdp > HS_INIT_CWND ? (__u32)bdp : HS_INIT_CWND;
+	return 1;
+}
+
+/* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
+ * (after_jump = probe) keeps growing, by half of what each ACK acknowledges (1.5× per
+ * RTT, between HyStart++'s conservative 1.25× and slow start's 2×), until the RTT of
+ * a packet shows a queue (Linux HyStart's threshold, clamp(min RTT / 8, 4, 16) ms),
+ * then removes that queue from cwnd. The kernel's HyStart is held off meanwhile: its
+ * ACK-train test would read the paced jump's spread-out ACKs as a full pipe. */
+#define HS_PROBE_DELAY_MIN_US 4000U
+#define HS_PROBE_DELAY_MAX_US 16000U
+
+HS_INLINE int hs_probe_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
+{
+	__u32 eta = min_rtt_us >> 3;
+
+	if (!rtt_us || !min_rtt_us)
+		return 0;
+	eta = eta < HS_PROBE_DELAY_MIN_US ? HS_PROBE_DELAY_MIN_US : eta;
+	eta = eta > HS_PROBE_DELAY_MAX_US ? HS_PROBE_DELAY_MAX_US : eta;
+	return rtt_us > min_rtt_us + eta;
+}
+
+/* cwnd after `acked` more packets while probing; *cnt carries the odd half packet. */
+HS_INLINE __u32 hs_probe_grow(__u32 cwnd, __u32 acked, __u32 *cnt)
+{
+	*cnt += acked;
+	cwnd += *cnt / 2;
+	*cnt %= 2;
+	return cwnd;
+}
+
+/* The window without the queue the RTT shows: cwnd × min RTT / RTT, at least IW. */
+HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us)
+{
+	__u64 c = rtt_us ? (__u64)cwnd * min_rtt_us / rtt_us : cwnd;
+
+	return c > HS_INIT_CWND ? (__u32)c : HS_INIT_CWND;
 }
 
 /* In a retreat, cwnd must not grow until the last unvalidated packet is acked. */

@@ -112,6 +112,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_rtt_longer" = "HS_REJECT_RTT_LONGER", "reject_busy" = "HS_REJECT_BUSY",
     "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
     "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
+    "retreat_rate" = "HS_RETREAT_RATE",
 ];
 
 /// enum hs_suss_counter.
@@ -181,7 +182,12 @@ pub const KNOBS: &[Knob] = &[
     Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
     Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
     Knob { name: "gcbe_median", kind: KnobKind::Switch, default: ON, doc: "store the median of the last 5 GCBE estimates; off = their max (eq. 8)" },
-    Knob { name: "no_ss_after_start", kind: KnobKind::Switch, default: ON, doc: "after the start, slow start only up to the cached BDP; off = the paper" },
+    Knob {
+        name: "after_jump",
+        kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
+        default: 1,
+        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes 1.5x per RTT until a queue shows",
+    },
     Knob {
         name: "gcbe_min_span_us",
         kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "us" },
@@ -219,6 +225,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Choice(&[("delete", 0), ("decay", 1)]),
         default: 0,
         doc: "Safe Retreat: delete the entry that led to it, or halve its rate",
+    },
+    Knob {
+        name: "rate_retreat_pct",
+        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
+        default: 75,
+        doc: "Safe Retreat when the jump is delivered below this share of its pacing rate (0 = off)",
     },
 ];
 

@@ -10,6 +10,16 @@
 #define MSS 1448U
 #define SEC 1000000000ULL
 
+#define T0 1000000ULL  /* the first ACK's time, us */
+
+/* A jump of `cwnd` packets paced over 50 ms, begun with `delivered` packets delivered. */
+static void jump(struct hs_resume *r, __u32 cwnd, __u32 delivered)
+{
+	struct hs_jump j = { .cwnd = cwnd, .pacing_Bps = (__u64)cwnd * MSS * 1000000 / 50000 };
+
+	hs_resume_jump(r, &j, delivered);
+}
+
 static struct hs_recon_in recon(__u32 saved_rtt_us, __u32 cur_rtt_us)
 {
 	struct hs_recon_in in = { .now_ns = 100 * SEC, .stored_ns = 90 * SEC, .busy_until_ns = 0, .max_age_s = 3600,
@@ -75,10 +85,10 @@ static void test_validated_resume(void)
 	struct hs_resume r;
 	__u32 ev, cwnd;
 
-	hs_resume_jump(&r, 431, 1);
+	jump(&r, 431, 1);
 	CHECK(r.phase == HS_PHASE_UNVALIDATED && hs_resume_active(&r), "Unvalidated");
 	/* First ACK: 429 of the jump in flight, 2 delivered, snd_nxt at packet 431. */
-	cwnd = hs_resume_first_ack(&r, 429, 431 * MSS, 3, &ev);
+	cwnd = hs_resume_first_ack(&r, 429, 431 * MSS, 3, T0, &ev);
 	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "Validating");
 	CHECK(cwnd == 429 && r.last_unvalidated_seq == 431 * MSS, "cwnd = in flight");
 	/* ACKs up to packet 430: still validating; PipeSize grows. */
@@ -98,8 +108,8 @@ static void test_loss_while_validating(void)
 	struct hs_resume r;
 	__u32 ev, s = 0, cap = 0;
 
-	hs_resume_jump(&r, 1000, 0);
-	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, &ev);
+	jump(&r, 1000, 0);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
 	hs_resume_on_ack(&r, 700 * MSS, 700);
 	CHECK(hs_resume_retreat(&r, 50, 1100 * MSS, 860, &s, &cap), "Safe Retreat");
 	CHECK(r.phase == HS_PHASE_RETREAT && hs_resume_holds_growth(&r), "no growth in the retreat");
@@ -119,11 +129,11 @@ static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
 
 	/* RTO before any ACK: PipeSize 0, so the retreat is to the minimum, and the
 	 * jump's packets (up to snd_nxt) are the unvalidated ones. */
-	hs_resume_jump(&r, 431, 5);
+	jump(&r, 431, 5);
 	CHECK(hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap), "retreat from Unvalidated");
 	CHECK(s == 2 && cap == 2 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
 	/* The first ACK after the RTO must not restore the jump's window. */
-	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
+	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
 	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating");
 }
 
@@ -134,14 +144,67 @@ static void test_sender_with_less_data_than_the_jump(void)
 	struct hs_resume r;
 	__u32 ev, cwnd;
 
-	hs_resume_jump(&r, 431, 0);
-	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, &ev);
+	jump(&r, 431, 0);
+	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, T0, &ev);
 	CHECK(ev == HS_RATE_LIMITED && r.phase == HS_PHASE_NORMAL, "rate limited");
 	CHECK(cwnd == 11, "cwnd = PipeSize + in flight = %u", cwnd);
 }
 
+static void test_rate_check(void)
+{
+	struct hs_resume r;
+	__u32 ev, cwnd = 0;
+
+	/* A 10x entry capped at 1000 packets: paced at 232 Mbit/s, delivered at the
+	 * path's 100 Mbit/s (8.6 packets per ms). After a quarter RTT: retreat, cwnd =
+	 * the path's BDP at the min RTT (50 ms). */
+	jump(&r, 1000, 0);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
+	CHECK(!hs_resume_rate_check(&r, T0 + 5000, 2 + 43, MSS, 50000, 50000, 75, &cwnd), "too early to tell");
+	CHECK(!r.rate_checked, "not run yet");
+	CHECK(hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 75, &cwnd), "overshoot found");
+	CHECK(r.phase == HS_PHASE_RETREAT && hs_resume_holds_growth(&r), "Safe Retreat before any loss");
+	CHECK(cwnd >= 420 && cwnd <= 440, "cwnd = the delivered rate x min RTT = %u", cwnd);
+	__u32 s, cap;
+	CHECK(!hs_resume_retreat(&r, 50, 1100 * MSS, 300, &s, &cap), "the jump's losses do not retreat again");
+
+	/* A right entry: delivered as fast as paced. The test runs once and passes. */
+	jump(&r, 431, 0);
+	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, &ev);
+	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 75, &cwnd), "right entry passes");
+	CHECK(r.rate_checked && r.phase == HS_PHASE_VALIDATING, "checked, still validating");
+	CHECK(!hs_resume_rate_check(&r, T0 + 20000, 2 + 110, MSS, 50000, 50000, 75, &cwnd), "once");
+
+	/* Knob 0: no rate test. */
+	jump(&r, 1000, 0);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
+	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 0, &cwnd), "off");
+}
+
+static void test_probe(void)
+{
+	__u32 cnt = 0, cwnd = 100;
+
+	/* 1.5x per RTT: 100 ACKed packets add 50. */
+	for (int i = 0; i < 100; i++)
+		cwnd = hs_probe_grow(cwnd, 1, &cnt);
+	CHECK(cwnd == 150, "1.5x: %u", cwnd);
+	cwnd = hs_probe_grow(cwnd, 3, &cnt);
+	CHECK(cwnd == 151 && cnt == 1, "half packets carried: %u %u", cwnd, cnt);
+	/* Linux HyStart's threshold: 50 ms -> 6.25 ms; 10 ms -> 4 ms; 200 ms -> 16 ms. */
+	CHECK(!hs_probe_queue_seen(56000, 50000) && hs_probe_queue_seen(56300, 50000), "6.25 ms at 50 ms");
+	CHECK(!hs_probe_queue_seen(14000, 10000) && hs_probe_queue_seen(14001, 10000), "4 ms floor");
+	CHECK(!hs_probe_queue_seen(216000, 200000) && hs_probe_queue_seen(216001, 200000), "16 ms ceiling");
+	CHECK(!hs_probe_queue_seen(0, 50000) && !hs_probe_queue_seen(90000, 0), "no sample, no verdict");
+	/* Draining: 600 packets at 75 ms over a 50 ms path hold 200 in the queue. */
+	CHECK(hs_drained_cwnd(600, 50000, 75000) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000));
+	CHECK(hs_drained_cwnd(12, 50000, 500000) == HS_INIT_CWND, "never below IW");
+}
+
 int main(void)
 {
+	test_rate_check();
+	test_probe();
 	test_reconnaissance();
 	test_jump_size();
 	test_validated_resume();
