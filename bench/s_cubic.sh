@@ -31,7 +31,7 @@ $HS lab sweep --cc cubic,s_cubic --rate 100mbit --rtt 50ms --buffer 1bdp --reps 
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-whole" > "$OUT/rwnd-whole.txt"
 $HS config rwnd_override=on >/dev/null
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-on" > "$OUT/rwnd-on.txt"
-$HS config rwnd_override=whole >/dev/null
+$HS config rwnd_override=resume >/dev/null
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --quiet --no-plot --out "$OUT/rwnd-off" > "$OUT/rwnd-off.txt"
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-off-win" > "$OUT/rwnd-off-win.txt"
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-whole-win" > "$OUT/rwnd-whole-win.txt"

@@ -60,9 +60,7 @@ struct s_cubic_flow {
 	struct gcbe gcbe;           /* the bandwidth estimator */
 	__u64 last_delivered;       /* delivered_bytes() at the previous ACK */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
-	__u32 probe_cnt;            /* half packets owed by the probe's growth */
-	__u8 probing;               /* after_jump = probe: growing until a queue shows */
-	__u8 pad[7];
+	struct hs_probe probe;      /* after_jump = probe: growing until a queue shows */
 };
 
 struct {
@@ -132,7 +130,7 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 		 * the receiver's window must still be able to grow to it. */
 		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
 	} else if (cfg.after_jump == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
-		flow->probing = 1;
+		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}
 }
@@ -147,13 +145,12 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		cfg = hs_get_config();
 		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us)) {
-			flow->probing = 0;
+			flow->probe.active = 0;
 			cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
 			return;
 		}
 	}
-	if (flow->probing && hs_probe_queue_seen(rtt_us, flow->min_rtt_us)) {
-		flow->probing = 0;
+	if (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt)) {
 		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, rtt_us);
 		tp->snd_ssthresh = tp->snd_cwnd;
 	}
@@ -212,7 +209,7 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 
 	if (!flow)
 		return ssthresh;
-	flow->probing = 0;
+	flow->probe.active = 0;
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
 		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
 		return tp->snd_ssthresh;
@@ -237,8 +234,8 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		/* Safe Retreat: no growth until the last jump packet is acknowledged. */
 		if (hs_resume_holds_growth(&flow->start.resume))
 			return;
-		if (flow->probing && tp->snd_cwnd < tp->snd_ssthresh) {
-			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, &flow->probe_cnt);
+		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {
+			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, flow->probe.growth_pct, &flow->probe.cnt);
 			return;
 		}
 	}

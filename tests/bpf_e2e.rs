@@ -78,7 +78,7 @@ fn load_status_unload_and_the_default_reset() {
     assert_eq!(st["table"]["capacity"], 1048576, "default table size: {st}");
     // `load` writes the knobs' defaults: the controllers never run on an unwritten record.
     assert_eq!(st["knobs"]["startup"], "on", "{st}");
-    assert_eq!(st["knobs"]["rwnd_override"], "whole", "{st}");
+    assert_eq!(st["knobs"]["rwnd_override"], "resume", "{st}");
     assert!(ok(&["status"]).contains("path table: 0 of 1048576 entries"), "the text form too");
 
     // A default that names s_cubic is reset before it goes.
@@ -177,6 +177,8 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
         assert!(omega > 0.9, "warm s_cubic {} B: Ω {omega}", r.size);
         // The window override kept the receiver's first window out of the way.
         assert_eq!(r.rwnd_limited_ms, Some(0.0), "{r:?}");
+        // Careful Resume: the jump was validated (no congestion before the last of its packets was acked).
+        assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
         // GCBE stored the bottleneck rate: 100 Mbit/s of packets is 96.5 of payload.
         let bw = r.table_bw_mbps.unwrap();
         assert!((87.0..=106.0).contains(&bw), "stored {bw} Mbit/s");
@@ -464,4 +466,50 @@ fn experiment_knobs_are_validated_first_and_restored_after_a_failure() {
     let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
     assert_eq!(knobs["freeze"], "off", "knobs restored after SIGTERM: {knobs}");
     common::assert_no_lab_namespaces();
+}
+
+#[test]
+fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
+    let f = Fresh::new("cr10x");
+    ok(&["load"]);
+    let toml = f.path("10x.toml");
+    // Every flow's cached rate is 10x the path's (a client that moved from fibre to LTE).
+    std::fs::write(&toml, "[link]\nrate = \"100mbit\"\nrtt = \"50ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"cubic\", \"s_cubic\"]\nsizes = [\"4m\"]\nreps = 1\nwarm = true\n[knobs]\nbw_scale_pct = 1000\n").unwrap();
+    let out = f.path("10x");
+    ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    let rows = measured(&out);
+    let cubic = rows.iter().find(|r| r.cc == "cubic").unwrap();
+    let s = rows.iter().find(|r| r.cc == "s_cubic").unwrap();
+    assert!(s.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "the jump retreated: {s:?}");
+    // Before Careful Resume: 2,664 retransmissions per 4 MB flow, most of them
+    // segments the receiver discarded beyond its real window.
+    assert!(s.retrans.unwrap() <= 400, "retransmissions bounded: {s:?}");
+    assert!(s.fct_s.unwrap() <= cubic.fct_s.unwrap(), "never slower than the kernel's cubic: {} vs {}", s.fct_s.unwrap(), cubic.fct_s.unwrap());
+    let st = status();
+    assert!(counter(&st, "s_cubic", "retreat_rate") + counter(&st, "s_cubic", "retreat_loss") >= 1, "{st}");
+    // The retreat deleted the entry; the flow stored what it measured: the path's rate.
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    let bw_mbps = entry["bw_bytes_per_s"].as_f64().unwrap() * 8.0 / 1e6;
+    assert!((70.0..=106.0).contains(&bw_mbps), "the next flow starts from the path's rate: {bw_mbps} Mbit/s");
+}
+
+#[test]
+fn careful_resume_does_not_jump_on_an_rtt_mismatch() {
+    let f = Fresh::new("crrtt");
+    ok(&["load"]);
+    // The warm-ups must not replace the entries under test.
+    ok(&["config", "store=off"]);
+    // The reasons name this path's RTT against the saved one.
+    for (rtt, reason) in [("600ms", "reject_rtt_shorter"), ("20ms", "reject_rtt_longer")] {
+        ok(&["table", "set", "10.77.1.1", "--bw", "100mbit", "--rtt", rtt]);
+        let out = f.path(reason);
+        sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "1m"]);
+        let r = &measured(&out)[0];
+        assert_eq!(r.resume.as_deref(), Some(reason), "an entry with a {rtt} RTT on a 50 ms path: {r:?}");
+        assert!(r.omega.unwrap() < 0.7, "no jump: a kernel slow start: {r:?}");
+    }
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "jumps"), 0, "{st}");
+    assert_eq!(counter(&st, "s_cubic", "reject_rtt_longer"), 2, "{st}");
+    assert_eq!(counter(&st, "s_cubic", "reject_rtt_shorter"), 2, "{st}");
 }

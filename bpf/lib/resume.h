@@ -151,7 +151,9 @@ HS_INLINE int hs_seq_before(__u32 a, __u32 b)
 
 /* The first ACK of data: Unvalidated ends. Returns the cwnd to continue with (eq. 3
  * of Stateful-TCP: max(in flight, IW)); *event says whether the resume goes on to
- * Validating or ended "rate limited" (the sender did not use the jump). */
+ * Validating or ended "rate limited": the sender did not use the jump (it sent less
+ * than half of it, a short response), so the path carried nothing worth validating
+ * and cwnd is what was used. */
 HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 snd_nxt, __u32 delivered, __u64 now_us,
 				     __u32 *event)
 {
@@ -162,7 +164,7 @@ HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 
 	r->last_unvalidated_seq = snd_nxt;
 	r->first_ack_us = now_us;
 	r->delivered_at_first_ack = delivered;
-	if (in_flight < HS_INIT_CWND) {
+	if (in_flight < HS_INIT_CWND || (r->pipe_pkts + in_flight) * 2 < r->jump_cwnd) {
 		r->phase = HS_PHASE_NORMAL;
 		*event = HS_RATE_LIMITED;
 		return r->pipe_pkts + in_flight > HS_INIT_CWND ? r->pipe_pkts + in_flight : HS_INIT_CWND;
@@ -239,8 +241,8 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
 }
 
 /* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
- * (after_jump = probe) keeps growing, by half of what each ACK acknowledges (1.5× per
- * RTT, between HyStart++'s conservative 1.25× and slow start's 2×), until the RTT of
+ * (after_jump = probe) keeps growing, by growth_pct % of what each ACK acknowledges
+ * (50: 1.5× per RTT, between HyStart++'s conservative 1.25× and slow start's 2×), until the RTT of
  * a packet shows a queue (Linux HyStart's threshold, clamp(min RTT / 8, 4, 16) ms),
  * then removes that queue from cwnd. The kernel's HyStart is held off meanwhile: its
  * ACK-train test would read the paced jump's spread-out ACKs as a full pipe. */
@@ -258,13 +260,58 @@ HS_INLINE int hs_probe_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
 	return rtt_us > min_rtt_us + eta;
 }
 
-/* cwnd after `acked` more packets while probing; *cnt carries the odd half packet. */
-HS_INLINE __u32 hs_probe_grow(__u32 cwnd, __u32 acked, __u32 *cnt)
+/* cwnd after `acked` more packets while probing; *cnt carries the fraction (in
+ * hundredths of a packet). */
+HS_INLINE __u32 hs_probe_grow(__u32 cwnd, __u32 acked, __u32 growth_pct, __u32 *cnt)
 {
-	*cnt += acked;
-	cwnd += *cnt / 2;
-	*cnt %= 2;
+	*cnt += acked * growth_pct;
+	cwnd += *cnt / 100;
+	*cnt %= 100;
 	return cwnd;
+}
+
+/* The probe over rounds: it begins at growth_pct; once two whole rounds passed with
+ * no queue in any RTT sample (the first round's own overshoot shows only in the
+ * second), the cached BDP was low and the growth doubles, to at most
+ * HS_PROBE_MAX_GROWTH_PCT, until the queue shows. Measured (BENCHMARKS.md, Issue 11):
+ * a constant 25 % left a 20 % entry 8 % slower than cubic; a constant 50 % queued
+ * 3.6 ms above cubic behind a right entry; doubling on to slow start's 100 %
+ * overshot (14 retransmissions per flow behind a 20 % entry, none for cubic). */
+#define HS_PROBE_MAX_GROWTH_PCT 50
+struct hs_probe {
+	__u32 round_end_seq;        /* snd_nxt when the round began */
+	__u32 growth_pct;           /* cwnd grows by this share of each ACK */
+	__u32 cnt;                  /* hundredths of a packet owed */
+	__u8 active;
+	__u8 clear_rounds;          /* rounds ended without a queue */
+	__u8 pad[2];
+};
+
+HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pct)
+{
+	__builtin_memset(p, 0, sizeof(*p));
+	p->active = 1;
+	p->round_end_seq = snd_nxt;
+	p->growth_pct = growth_pct;
+}
+
+/* Every ACK while probing: 1 if the RTT shows a queue (the probe is over). */
+HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt)
+{
+	if (!p->active)
+		return 0;
+	if (hs_probe_queue_seen(rtt_us, min_rtt_us)) {
+		p->active = 0;
+		return 1;
+	}
+	if (!hs_seq_before(snd_una, p->round_end_seq)) {
+		p->round_end_seq = snd_nxt;
+		if (p->clear_rounds < 255)
+			p->clear_rounds++;
+		if (p->clear_rounds >= 2 && p->growth_pct < HS_PROBE_MAX_GROWTH_PCT)
+			p->growth_pct = p->growth_pct * 2 > HS_PROBE_MAX_GROWTH_PCT ? HS_PROBE_MAX_GROWTH_PCT : p->growth_pct * 2;
+	}
+	return 0;
 }
 
 /* The window without the queue the RTT shows: cwnd × min RTT / RTT, at least IW. */

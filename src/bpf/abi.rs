@@ -178,15 +178,20 @@ pub const KNOBS: &[Knob] = &[
         default: 2,
         doc: "open the receiver's window as far as a jump needs: on = until the first data ACK, resume = until the jump is validated or the first sign of loss",
     },
-    Knob { name: "max_age_s", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" }, default: 0, doc: "ignore older entries (0 = any age)" },
+    Knob {
+        name: "max_age_s",
+        kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" },
+        default: 3600,
+        doc: "Reconnaissance: older entries are deleted, not used (0 = any age; 3600 is Chromium's limit for resumption data)",
+    },
     Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
     Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
     Knob { name: "gcbe_median", kind: KnobKind::Switch, default: ON, doc: "store the median of the last 5 GCBE estimates; off = their max (eq. 8)" },
     Knob {
         name: "after_jump",
         kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
-        default: 1,
-        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes 1.5x per RTT until a queue shows",
+        default: 2,
+        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes (1.25x, then 1.5x per RTT) until a queue shows",
     },
     Knob {
         name: "gcbe_min_span_us",
@@ -198,7 +203,7 @@ pub const KNOBS: &[Knob] = &[
         name: "bbr_plateau_rtts",
         kind: KnobKind::Number { min: 0, max: 2, unit: "RTTs" },
         default: 0,
-        doc: "s_bbr: the cached rate counts as STARTUP's plateau; STARTUP ends this many RTTs after a hit (0 = off)",
+        doc: "s_bbr: once a jump is validated, the rate measured so far counts as STARTUP's plateau; STARTUP ends this many rounds later unless it grows 25 % (0 = off)",
     },
     Knob {
         name: "max_start_cwnd",
@@ -231,6 +236,18 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
         default: 75,
         doc: "Safe Retreat when the jump is delivered below this share of its pacing rate (0 = off)",
+    },
+    Knob {
+        name: "rtt_scale_pct",
+        kind: KnobKind::Number { min: 10, max: 2000, unit: "%" },
+        default: 100,
+        doc: "cached min RTT x pct/100 at the start: the RTT-mismatch experiment",
+    },
+    Knob {
+        name: "probe_growth_pct",
+        kind: KnobKind::Number { min: 1, max: 50, unit: "%" },
+        default: 25,
+        doc: "after_jump = probe: cwnd first grows by this share of each ACK (25: 1.25x per RTT; doubling to 50 after two rounds without a queue)",
     },
 ];
 

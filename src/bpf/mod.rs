@@ -274,6 +274,23 @@ fn peer_key(addr: IpAddr) -> PeerKey {
     PeerKey { bytes: table::addr_to_key(addr) }
 }
 
+/// How a flow's start went (hs_outcomes), by its two ends as the server sees them.
+pub fn flow_outcome(server: std::net::SocketAddr, client: std::net::SocketAddr) -> Option<abi::FlowOutcome> {
+    let key = abi::FlowKey {
+        peer: table::addr_to_key(client.ip()),
+        local: table::addr_to_key(server.ip()),
+        peer_port: client.port(),
+        local_port: server.port(),
+        pad: 0,
+    };
+    PinnedMap::open(&pin_path("hs_outcomes")).ok()?.get(&key).ok()?
+}
+
+/// The name of a flow outcome (an enum hs_counter of the stateful controllers).
+pub fn outcome_name(o: &abi::FlowOutcome) -> &'static str {
+    abi::STATEFUL_COUNTERS.get(o.outcome as usize).map(|c| c.name).unwrap_or("?")
+}
+
 /// Path table entries, newest first.
 pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
     let m = paths_map()?;

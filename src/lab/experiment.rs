@@ -229,6 +229,12 @@ pub enum WorkloadText {
         /// slow link.
         #[serde(default)]
         parallel: bool,
+        /// Run the controllers at the same time on one shared link: each has its own
+        /// clients, and one Poisson process at the total utilization sends flow i to
+        /// controller i mod n (the papers' shared-bottleneck test: what a stateful
+        /// start does to the flows beside it).
+        #[serde(default)]
+        mixed: bool,
     },
     /// Long flows from several clients with start offsets; throughput over time.
     Competing {
@@ -316,7 +322,7 @@ impl KnobValue {
 #[derive(Clone, Debug)]
 pub enum Workload {
     Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, ipv6: bool },
-    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool },
+    Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool, mixed: bool },
     Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
 }
 
@@ -370,7 +376,8 @@ impl ExperimentText {
                 let warm_size = warm_size.as_deref().map(units::parse_size).transpose()?;
                 Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
             }
-            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel } => {
+            WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel, mixed } => {
+                ensure!(!(*parallel && *mixed), "parallel (a link each) and mixed (one shared link) exclude each other");
                 ensure!(*alpha > 1.0, "Pareto alpha must be > 1 for a finite mean");
                 ensure!(*utilization > 0.0 && *utilization < 1.0, "utilization must be in (0, 1)");
                 ensure!((1..=100_000).contains(flows), "flows must be between 1 and 100000");
@@ -388,14 +395,15 @@ impl ExperimentText {
                     warm: *warm,
                     peers_per_client: *peers_per_client,
                     parallel: *parallel,
+                    mixed: *mixed,
                 };
-                if *parallel {
+                if *parallel || *mixed {
                     // The server's route (initcwnd, HTTP mode's congctl) is one for all
                     // clients, so the controllers running side by side must agree on it.
                     let ccs = w.ccs();
-                    ensure!(!self.http, "parallel runs need the lab's own server, not the HTTP mode");
-                    ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel runs need one initcwnd for all controllers");
-                    ensure!(w.clients() <= 64, "parallel: clients x controllers must be at most 64");
+                    ensure!(!self.http, "parallel and mixed runs need the lab's own server, not the HTTP mode");
+                    ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel and mixed runs need one initcwnd for all controllers");
+                    ensure!(w.clients() <= 64, "parallel and mixed: clients x controllers must be at most 64");
                 }
                 ensure!(
                     *peers_per_client >= 1 && (*peers_per_client - 1) * w.clients() <= crate::lab::topology::MAX_ALIASES,
@@ -455,7 +463,7 @@ impl Workload {
     pub fn clients(&self) -> usize {
         match self {
             Workload::Sweep { .. } => 1,
-            Workload::Poisson { clients, parallel: true, cc, .. } => *clients * cc.len(),
+            Workload::Poisson { clients, parallel: true, cc, .. } | Workload::Poisson { clients, mixed: true, cc, .. } => *clients * cc.len(),
             Workload::Poisson { clients, .. } => *clients,
             Workload::Competing { flows, .. } => flows.len(),
         }
@@ -551,5 +559,19 @@ mod tests {
         let sequential = exp(text(r#""cubic", "bbr""#, "").replace("parallel = true", "")).unwrap();
         assert_eq!(sequential.workload.clients(), 2);
         assert!(sequential.workload.client_links().is_empty());
+    }
+
+    #[test]
+    fn mixed_poisson_puts_every_controllers_clients_on_one_link() {
+        let text = "[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"cubic\", \"cubic\"]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\nclients = 2\nmixed = true\n";
+        let exp = |t: &str| toml::from_str::<ExperimentText>(t).unwrap().validate();
+        // The same controller twice is the baseline of the shared-bottleneck test.
+        let e = exp(text).unwrap();
+        assert_eq!(e.workload.clients(), 4);
+        assert!(e.workload.client_links().is_empty(), "one shared link");
+        let err = exp(&text.replace("mixed = true", "mixed = true\nparallel = true")).unwrap_err();
+        assert!(err.to_string().contains("exclude each other"), "{err}");
+        let err = exp(&text.replace(r#""cubic", "cubic""#, r#""cubic", "cubic:iw100""#)).unwrap_err();
+        assert!(err.to_string().contains("one initcwnd"), "{err}");
     }
 }

@@ -55,6 +55,11 @@ pub struct FlowRow {
     pub table_min_rtt_ms: Option<f64>,
     /// The controller's own bandwidth estimate at the end (BBR: TCP_CC_INFO).
     pub cc_bw_mbps: Option<f64>,
+    /// How the start went (s_cubic, s_bbr): misses, reject_*, validated, rate_limited,
+    /// retreat_* (the counters of `headstart status`), with the jump and PipeSize.
+    pub resume: Option<String>,
+    pub jump_cwnd: Option<u32>,
+    pub pipe_pkts: Option<u32>,
     pub queue_delay_mean_ms: Option<f64>,
     pub queue_delay_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
@@ -141,6 +146,9 @@ impl FlowRow {
             table_bw_mbps: o.table_after.map(|t| t.0 as f64 * 8.0 / 1e6),
             table_min_rtt_ms: o.table_after.map(|t| t.1 as f64 / 1e3),
             cc_bw_mbps: srv.and_then(|s| s.cc_bw_bps).map(|b| b as f64 / 1e6),
+            resume: o.resume.as_ref().map(|r| crate::bpf::outcome_name(r).to_string()),
+            jump_cwnd: o.resume.as_ref().map(|r| r.jump_cwnd),
+            pipe_pkts: o.resume.as_ref().map(|r| r.pipe_pkts),
             queue_delay_mean_ms: None,
             queue_delay_max_ms: None,
             drops_buffer: None,

@@ -40,6 +40,8 @@ pub struct FlowOutcome {
     /// The path table's entry for the client after the flow, if the flow (a headstart
     /// controller) stored one: (bytes/s, min RTT us).
     pub table_after: Option<(u64, u32)>,
+    /// How the start went (Careful Resume's outcome), for headstart's controllers.
+    pub resume: Option<crate::bpf::abi::FlowOutcome>,
 }
 
 /// What a testbed is made of.
@@ -169,7 +171,8 @@ impl Testbed {
             self.interrupt.check()?;
             let key = FlowKey::new(local.ip(), port);
             let table_after = self.table_entry_after(local.ip(), cc);
-            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after });
+            let resume = self.resume_outcome(server, local, cc);
+            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after, resume });
         }
         let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
         let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
@@ -180,7 +183,8 @@ impl Testbed {
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
         let table_after = self.table_entry_after(local.ip(), cc);
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after })
+        let resume = self.resume_outcome(server, local, cc);
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume })
     }
 
     /// What the path table holds for the client after a flow of a headstart
@@ -190,6 +194,10 @@ impl Testbed {
             return None;
         }
         crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
+    }
+
+    fn resume_outcome(&self, server: SocketAddr, client: SocketAddr, cc: &CcSpec) -> Option<crate::bpf::abi::FlowOutcome> {
+        crate::bpf::is_ours(&cc.kernel).then(|| crate::bpf::flow_outcome(server, client)).flatten()
     }
 
     /// Removes the path table entries of every peer of `client`, so that its next

@@ -123,7 +123,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             }
             pb.finish_and_clear();
         }
-        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel } => {
+        Workload::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel, mixed } => {
             let schedule = poisson_schedule(*mean_size, *alpha, *utilization, *flows, exp.link.capacity_bps, *seed);
             let pb = progress((cc.len() * (*flows as usize + if *warm { *clients } else { 0 })) as u64, quiet);
             // One controller's whole sequence on clients first..first+clients: an empty
@@ -140,12 +140,36 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                     }
                     std::thread::sleep(settle_time(exp));
                 }
-                for o in run_concurrent(&lab, c, &schedule, first, *clients, *peers_per_client, &pb)? {
+                for o in run_concurrent(&lab, &schedule, |i| (first + i % clients, (i / clients) % peers_per_client, c), &pb)? {
                     out.push((o, "measured"));
                 }
                 Ok(out)
             };
-            let per_cc: Vec<Vec<(FlowOutcome, &str)>> = if *parallel {
+            let per_cc: Vec<Vec<(FlowOutcome, &str)>> = if *mixed {
+                // Controller k owns clients k * clients ..; flow i goes to controller
+                // i mod n, and within it to its clients and peers in turn.
+                pb.set_message(format!("{} sharing the link", cc.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")));
+                let n = cc.len();
+                let mut out = Vec::new();
+                for client in 0..n * *clients {
+                    lab.forget_peers(client);
+                }
+                if *warm {
+                    for client in 0..n * *clients {
+                        out.push((lab.flow(client, 0, &cc[client / *clients], (*mean_size).max(256 * 1024), false)?, "warmup"));
+                        pb.inc(1);
+                    }
+                    std::thread::sleep(settle_time(exp));
+                }
+                let pick = |i: usize| {
+                    let (k, j) = (i % n, i / n);
+                    (k * clients + j % clients, (j / clients) % peers_per_client, &cc[k])
+                };
+                for o in run_concurrent(&lab, &schedule, pick, &pb)? {
+                    out.push((o, "measured"));
+                }
+                vec![out]
+            } else if *parallel {
                 pb.set_message(format!("{} side by side", cc.iter().map(|c| c.label.as_str()).collect::<Vec<_>>().join(", ")));
                 let sequence = &sequence;
                 std::thread::scope(|s| {
@@ -233,16 +257,18 @@ pub fn poisson_schedule(mean_size: u64, alpha: f64, utilization: f64, flows: u32
         .collect()
 }
 
-/// Flow i comes from client first + i mod clients, peer (i / clients) mod peers: every
-/// peer address in turn.
-fn run_concurrent(lab: &Testbed, cc: &CcSpec, schedule: &[(f64, u64)], first: usize, clients: usize, peers: usize, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+/// Runs the schedule's flows at their arrival times; `pick(i)` says which client, peer
+/// address and controller flow i uses.
+fn run_concurrent<'a>(lab: &Testbed, schedule: &[(f64, u64)], pick: impl Fn(usize) -> (usize, usize, &'a CcSpec) + Sync, pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
+    let pick = &pick;
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (i, &(at, size)) in schedule.iter().enumerate() {
             wait_until(t0 + Duration::from_secs_f64(at), &lab.interrupt)?;
             handles.push(s.spawn(move || {
-                let r = lab.flow(first + i % clients, (i / clients) % peers, cc, size, false);
+                let (client, peer, cc) = pick(i);
+                let r = lab.flow(client, peer, cc, size, false);
                 pb.inc(1);
                 r
             }));

@@ -148,6 +148,14 @@ static void test_sender_with_less_data_than_the_jump(void)
 	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, T0, &ev);
 	CHECK(ev == HS_RATE_LIMITED && r.phase == HS_PHASE_NORMAL, "rate limited");
 	CHECK(cwnd == 11, "cwnd = PipeSize + in flight = %u", cwnd);
+	/* 181 packets (256 KB) under the same jump: less than half used. */
+	jump(&r, 431, 0);
+	cwnd = hs_resume_first_ack(&r, 179, 181 * MSS, 2, T0, &ev);
+	CHECK(ev == HS_RATE_LIMITED && cwnd == 181, "256 KB: rate limited, cwnd %u", cwnd);
+	/* 300 packets: used. */
+	jump(&r, 431, 0);
+	hs_resume_first_ack(&r, 298, 300 * MSS, 2, T0, &ev);
+	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "more than half used: validating");
 }
 
 static void test_rate_check(void)
@@ -187,15 +195,29 @@ static void test_probe(void)
 
 	/* 1.5x per RTT: 100 ACKed packets add 50. */
 	for (int i = 0; i < 100; i++)
-		cwnd = hs_probe_grow(cwnd, 1, &cnt);
+		cwnd = hs_probe_grow(cwnd, 1, 50, &cnt);
 	CHECK(cwnd == 150, "1.5x: %u", cwnd);
-	cwnd = hs_probe_grow(cwnd, 3, &cnt);
-	CHECK(cwnd == 151 && cnt == 1, "half packets carried: %u %u", cwnd, cnt);
+	cwnd = hs_probe_grow(cwnd, 3, 50, &cnt);
+	CHECK(cwnd == 151 && cnt == 50, "half packets carried: %u %u", cwnd, cnt);
+	cnt = 0;
+	cwnd = 100;
+	for (int i = 0; i < 100; i++)
+		cwnd = hs_probe_grow(cwnd, 1, 25, &cnt);
+	CHECK(cwnd == 125, "1.25x: %u", cwnd);
 	/* Linux HyStart's threshold: 50 ms -> 6.25 ms; 10 ms -> 4 ms; 200 ms -> 16 ms. */
 	CHECK(!hs_probe_queue_seen(56000, 50000) && hs_probe_queue_seen(56300, 50000), "6.25 ms at 50 ms");
 	CHECK(!hs_probe_queue_seen(14000, 10000) && hs_probe_queue_seen(14001, 10000), "4 ms floor");
 	CHECK(!hs_probe_queue_seen(216000, 200000) && hs_probe_queue_seen(216001, 200000), "16 ms ceiling");
 	CHECK(!hs_probe_queue_seen(0, 50000) && !hs_probe_queue_seen(90000, 0), "no sample, no verdict");
+	/* Rounds: two without a queue and the probe turns to slow start; a queue ends it. */
+	struct hs_probe p;
+	hs_probe_start(&p, 100 * MSS, 25);
+	CHECK(!hs_probe_on_ack(&p, 50000, 50000, 50 * MSS, 130 * MSS) && p.growth_pct == 25, "round 1");
+	CHECK(!hs_probe_on_ack(&p, 50100, 50000, 100 * MSS, 150 * MSS) && p.clear_rounds == 1 && p.growth_pct == 25, "one clear round");
+	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 150 * MSS, 200 * MSS) && p.clear_rounds == 2 && p.growth_pct == 50, "two: doubled");
+	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 200 * MSS, 300 * MSS) && p.growth_pct == 50, "three: at most 1.5x per RTT");
+	CHECK(hs_probe_on_ack(&p, 57000, 50000, 160 * MSS, 210 * MSS) && !p.active, "a queue ends it");
+	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 170 * MSS, 220 * MSS), "ended once");
 	/* Draining: 600 packets at 75 ms over a 50 ms path hold 200 in the queue. */
 	CHECK(hs_drained_cwnd(600, 50000, 75000) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000));
 	CHECK(hs_drained_cwnd(12, 50000, 500000) == HS_INIT_CWND, "never below IW");

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Issue 11's measurements (Careful Resume), recorded in BENCHMARKS.md.
+# Usage: bench/careful_resume.sh OUT [PARTS]   (root)
+#   PARTS (comma-separated, default all): clean, error, fairness
+#     clean     Issue 3's six paths (100 Mbit/s; 10/50/100 ms; 0.5 and 1 BDP), warm
+#               flows 8 KB-8 MB, s_cubic vs cubic (~20 min)
+#     error     the default path with the cached rate x 20/50/200/1000 % and the cached
+#               RTT x 40/1200 %, s_cubic vs cubic and s_bbr vs bbr (~15 min)
+#     fairness  two clients behind one 100 Mbit/s, 50 ms bottleneck, Poisson flows
+#               (Pareto 2.5, means 64K-1M) at 12/27/63 % total load: one client kernel
+#               cubic (bbr), the other s_cubic (s_bbr), against both on the kernel's
+#               (FLOWS per run, default 200; ~30 min)
+#   KNOBS (environment): extra `headstart config` assignments for every run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+HS=${HS:-target/release/headstart}
+OUT=$1; PARTS=${2:-clean,error,fairness}; FLOWS=${FLOWS:-200}
+mkdir -p "$OUT"
+$HS unload --purge >/dev/null 2>&1 || true
+$HS load >/dev/null
+fresh() { $HS table flush >/dev/null; $HS config bw_scale_pct=100 rtt_scale_pct=100 ${KNOBS:-} >/dev/null; }
+has() { [[ ",$PARTS," == *",$1,"* ]]; }
+
+if has clean; then
+  for rtt in 10ms 50ms 100ms; do
+    for buf in 0.5bdp 1bdp; do
+      fresh
+      $HS lab sweep --cc cubic,s_cubic --warm --rate 100mbit --rtt $rtt --buffer $buf --reps 2 \
+        --quiet --no-plot --out "$OUT/clean-$rtt-$buf" > "$OUT/clean-$rtt-$buf.txt"
+    done
+  done
+fi
+
+if has error; then
+  for knob in bw_scale_pct=20 bw_scale_pct=50 bw_scale_pct=200 bw_scale_pct=1000 rtt_scale_pct=40 rtt_scale_pct=1200; do
+    fresh
+    $HS config $knob >/dev/null
+    $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 \
+      --quiet --no-plot --out "$OUT/error-${knob/=/-}" > "$OUT/error-${knob/=/-}.txt"
+  done
+  fresh
+fi
+
+if has fairness; then
+  for pair in cubic,s_cubic cubic,cubic bbr,s_bbr bbr,bbr; do
+    for load in 0.12 0.27 0.63; do
+      for mean in 64k 128k 512k 1m; do
+        fresh
+        name="fair-${pair/,/+}-$mean-load$load"
+        cat > "$OUT/$name.toml" <<TOML
+name = "$name"
+[link]
+rate = "100mbit"
+rtt = "50ms"
+buffer = "1bdp"
+[workload]
+kind = "poisson"
+cc = ["${pair/,/\", \"}"]
+mean_size = "$mean"
+alpha = 2.5
+utilization = $load
+flows = $FLOWS
+clients = 1
+warm = true
+mixed = true
+TOML
+        $HS lab run "$OUT/$name.toml" --quiet --no-plot --out "$OUT/$name" > "$OUT/$name.txt"
+      done
+    done
+  done
+fi
+python3 bench/summarize_resume.py "$OUT"
