@@ -135,7 +135,8 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 			cfg = hs_get_config();
 			if (was == HS_PHASE_VALIDATING && flow->start.resume.phase == HS_PHASE_NORMAL)
 				s_bbr_credit_plateau(sk, &cfg);
-			else if (hs_rate_check(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us))
+			else if (hs_rate_check(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us,
+					       rs->rtt_us > 0 ? (__u32)rs->rtt_us : 0))
 				s_bbr_drain(sk);
 		}
 	}

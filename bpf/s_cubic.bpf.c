@@ -10,13 +10,15 @@
  *        │        the handshake's RTT, the receive window opened as far as the jump
  *        ▼
  *   first ACK ──► Validating: pacing off, cwnd = max(in flight, IW) (eq. 3);
- *        │        ssthresh = cwnd (knob; the paper lets slow start + HyStart go on)
+ *        │        a quarter RTT on, the rate test; growth by knob after_jump (the
+ *        │        default probes until a queue shows in the RTT)
  *        ▼
  *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h);
  *        │        the last jump packet acked: Normal (validated)
- *        │  loss/ECN/RTO before that: Safe Retreat — ssthresh = PipeSize × β,
- *        │        Cubic's W_max = PipeSize (not the jump), no growth until the jump
- *        │        is acked, the entry deleted
+ *        │  loss/ECN/RTO/rate test before that: Safe Retreat — ssthresh =
+ *        │        PipeSize × β (the rate test: the delivered rate × min RTT), Cubic's
+ *        │        W_max likewise (not the jump), no growth until the jump is acked,
+ *        │        the entry deleted
  *        ▼
  *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
  *
@@ -36,8 +38,8 @@
  *     a Cubic flow's pacing rate (2 x cwnd / srtt in slow start) before the first
  *     ACK, which doubled the startup rate and the queue until capped.
  *  5. What follows the jump is a knob (after_jump, see end_startup): slow start and
- *     HyStart go on (the paper), slow start ends at the jump (hold), or a probe
- *     grows 1.5x per RTT until the RTT shows a queue (lib/resume.h). */
+ *     HyStart go on (the paper), slow start ends at the jump (hold), or a probe grows
+ *     1.25x, then 1.5x, per RTT until the RTT shows a queue (lib/resume.h). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -113,7 +115,8 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *  - hold: slow start only up to the jump's window (Issue 3's default): the jump is
  *    the path's size. A low entry then holds the flow down: at 20 % of the real rate
  *    twice cubic's FCT (Issue 11).
- *  - probe: grow 1.5x per RTT until a queue shows in the RTT (lib/resume.h). */
+ *  - probe (the default): grow 1.25x, then 1.5x, per RTT until a queue shows in
+ *    the RTT (lib/resume.h): a low entry costs a few RTTs, a right one a small queue. */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -144,7 +147,7 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 	hs_after_ack(sk, HS_CC_S_CUBIC, &flow->start);
 	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		cfg = hs_get_config();
-		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us)) {
+		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, rtt_us)) {
 			flow->probe.active = 0;
 			cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
 			return;
@@ -227,7 +230,6 @@ SEC("struct_ops")
 void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
-
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 
 	if (flow) {

@@ -216,13 +216,13 @@ static __always_inline void hs_discredit_entry(struct hs_start *st, const struct
 /* Validating's rate test (resume.h). On an overshoot: Safe Retreat at once, with
  * cwnd = ssthresh = what the path delivers per min RTT; returns 1. */
 static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-					 __u32 min_rtt_us)
+					 __u32 min_rtt_us, __u32 rtt_us)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 cwnd;
 
 	if (!hs_resume_rate_check(&st->resume, tp->tcp_mstamp, tp->delivered, tp->mss_cache, tp->srtt_us >> 3, min_rtt_us,
-				  cfg->rate_retreat_pct, &cwnd))
+				  rtt_us, cfg->rate_retreat_pct, &cwnd))
 		return 0;
 	hs_count(cc, HS_RETREAT_RATE);
 	st->outcome = HS_RETREAT_RATE;

@@ -212,27 +212,52 @@ HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_n
 	return 1;
 }
 
-/* The rate test, on each ACK of Validating until it has run once: after a quarter of
- * the current RTT (at least 2 ms and 16 packets, so that delayed and coalesced ACKs
+/* Whether an RTT sample shows a queue: Linux HyStart's delay threshold, clamp(min
+ * RTT / 8, 4, 16) ms, with the floor halved to 2 ms: a 10 ms path with a half-BDP
+ * buffer (5 ms) overflowed before 4 ms of queue showed. A false alarm only makes the
+ * probe stop early. */
+#define HS_QUEUE_DELAY_MIN_US 2000U
+#define HS_QUEUE_DELAY_MAX_US 16000U
+
+HS_INLINE int hs_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
+{
+	__u32 eta = min_rtt_us >> 3;
+
+	if (!rtt_us || !min_rtt_us)
+		return 0;
+	eta = eta < HS_QUEUE_DELAY_MIN_US ? HS_QUEUE_DELAY_MIN_US : eta;
+	eta = eta > HS_QUEUE_DELAY_MAX_US ? HS_QUEUE_DELAY_MAX_US : eta;
+	return rtt_us > min_rtt_us + eta;
+}
+
+/* The rate test, on each ACK of Validating until it passes: from a quarter of the
+ * current RTT on (at least 4 ms and 16 packets, so that delayed and coalesced ACKs
  * average out), the rate at which the jump's data arrive is compared with the rate
- * it was paced at. Below retreat_pct of it, the jump overshot the path: Safe Retreat
- * now, and 1 with *cwnd = what the path delivers in one min RTT (at least IW). */
+ * it was paced at. Below retreat_pct of it, with this ACK's RTT showing the queue
+ * that an overshoot must build, the jump overshot the path: Safe Retreat now, and 1
+ * with *cwnd = what the path delivers in one min RTT (at least IW). A low rate
+ * without a queue is ACK timing, not the path (measured: on a 10 ms path a 2.5 ms
+ * window of ACKs retreated from right entries, 2 flows in 44), and is tested again. */
 HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 delivered, __u32 mss, __u32 cur_rtt_us,
-				   __u32 min_rtt_us, __u32 retreat_pct, __u32 *cwnd)
+				   __u32 min_rtt_us, __u32 rtt_us, __u32 retreat_pct, __u32 *cwnd)
 {
 	__u64 span = now_us - r->first_ack_us, need = cur_rtt_us / 4, rate, bdp;
 	__u32 pkts = delivered - r->delivered_at_first_ack;
 
 	if (r->phase != HS_PHASE_VALIDATING || r->rate_checked || !retreat_pct)
 		return 0;
-	if (need < 2000)
-		need = 2000;
+	if (need < 4000)
+		need = 4000;
 	if (span < need || pkts < 16)
 		return 0;
-	r->rate_checked = 1;
 	rate = (__u64)pkts * mss * HS_USEC_PER_SEC / span;
-	if (rate * 100 >= r->jump_Bps * retreat_pct)
+	if (rate * 100 >= r->jump_Bps * retreat_pct) {
+		r->rate_checked = 1;
 		return 0;
+	}
+	if (!hs_queue_seen(rtt_us, min_rtt_us))
+		return 0;
+	r->rate_checked = 1;
 	r->pipe_pkts = delivered - r->delivered_at_jump;
 	r->phase = HS_PHASE_RETREAT;
 	bdp = rate * min_rtt_us / HS_USEC_PER_SEC / (mss ? mss : 1);
@@ -242,23 +267,10 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
 
 /* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
  * (after_jump = probe) keeps growing, by growth_pct % of what each ACK acknowledges
- * (50: 1.5× per RTT, between HyStart++'s conservative 1.25× and slow start's 2×), until the RTT of
- * a packet shows a queue (Linux HyStart's threshold, clamp(min RTT / 8, 4, 16) ms),
- * then removes that queue from cwnd. The kernel's HyStart is held off meanwhile: its
- * ACK-train test would read the paced jump's spread-out ACKs as a full pipe. */
-#define HS_PROBE_DELAY_MIN_US 4000U
-#define HS_PROBE_DELAY_MAX_US 16000U
-
-HS_INLINE int hs_probe_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
-{
-	__u32 eta = min_rtt_us >> 3;
-
-	if (!rtt_us || !min_rtt_us)
-		return 0;
-	eta = eta < HS_PROBE_DELAY_MIN_US ? HS_PROBE_DELAY_MIN_US : eta;
-	eta = eta > HS_PROBE_DELAY_MAX_US ? HS_PROBE_DELAY_MAX_US : eta;
-	return rtt_us > min_rtt_us + eta;
-}
+ * (25: 1.25× per RTT, HyStart++'s conservative slow start), until the RTT of a
+ * packet shows a queue (hs_queue_seen), then removes that queue from cwnd. The
+ * kernel's HyStart is held off meanwhile: its ACK-train test would read the paced
+ * jump's spread-out ACKs as a full pipe. */
 
 /* cwnd after `acked` more packets while probing; *cnt carries the fraction (in
  * hundredths of a packet). */
@@ -300,7 +312,7 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 {
 	if (!p->active)
 		return 0;
-	if (hs_probe_queue_seen(rtt_us, min_rtt_us)) {
+	if (hs_queue_seen(rtt_us, min_rtt_us)) {
 		p->active = 0;
 		return 1;
 	}
