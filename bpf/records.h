@@ -39,7 +39,7 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
 enum hs_counter {
 	HS_FLOWS = 0,               /* flows that started with this controller */
 	HS_HITS,                    /* ... found their peer in the table */
-	HS_MISSES,                  /* ... did not (or found it expired) */
+	HS_MISSES,                  /* ... did not (or startup is off) */
 	HS_STORES,                  /* flows that stored an estimate at termination */
 	HS_DISCARDS,                /* flows whose estimate was not worth storing (BDP <= IW) */
 	HS_SKIPPED,                 /* flows that did not store by rule (store off, frozen, short S-BBR flow) */
