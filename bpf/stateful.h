@@ -81,6 +81,16 @@ static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
 	st->startup = 0;
 }
 
+/* The resume is over (validated, rate limited, or a retreat): counted as `why`, the
+ * entry's lease given back, the window override ended. */
+static __always_inline void hs_resume_over(enum hs_cc_id cc, struct hs_start *st, __u32 why)
+{
+	hs_count(cc, why);
+	st->outcome = why;
+	hs_release_lease(st);
+	hs_unmark(st);
+}
+
 /* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump.
  * With cap_pacing the jump's rate is also made a ceiling, for controllers whose
  * pacing rate the kernel recomputes before the first ACK. Returns 1 on a jump. */
@@ -174,12 +184,8 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
 		hs_unmark(st);
 	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
-	if (event != HS_RESUME_NONE) {
-		hs_count(cc, event);
-		st->outcome = event;
-		hs_release_lease(st);
-		hs_unmark(st);
-	}
+	if (event != HS_RESUME_NONE)
+		hs_resume_over(cc, st, event);
 	return cwnd;
 }
 
@@ -189,12 +195,8 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 event = hs_resume_on_ack(&st->resume, tp->snd_una, tp->delivered);
 
-	if (event != HS_RESUME_NONE) {
-		hs_count(cc, event);
-		st->outcome = event;
-		hs_release_lease(st);
-		hs_unmark(st);
-	}
+	if (event != HS_RESUME_NONE)
+		hs_resume_over(cc, st, event);
 }
 
 /* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry). */
@@ -224,11 +226,8 @@ static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, stru
 	if (!hs_resume_rate_check(&st->resume, tp->tcp_mstamp, tp->delivered, tp->mss_cache, tp->srtt_us >> 3, min_rtt_us,
 				  rtt_us, cfg->rate_retreat_pct, &cwnd))
 		return 0;
-	hs_count(cc, HS_RETREAT_RATE);
-	st->outcome = HS_RETREAT_RATE;
+	hs_resume_over(cc, st, HS_RETREAT_RATE);
 	st->retreat_counted = 1;
-	hs_unmark(st);
-	hs_release_lease(st);
 	hs_discredit_entry(st, cfg);
 	tp->snd_cwnd = cwnd;
 	tp->snd_ssthresh = cwnd;
