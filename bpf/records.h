@@ -113,8 +113,11 @@ struct hs_config {
 	__u32 rate_retreat_pct;
 	__u32 rtt_scale_pct;
 	__u32 probe_growth_pct;
+	__u32 store_max_raise_pct;
+	__u32 store_cap_mbps;
+	__u32 store_lossy_keep;
 };
-_Static_assert(sizeof(struct hs_config) == 22 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 25 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -513,3 +513,39 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch() {
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_longer"), 2, "{st}");
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_shorter"), 2, "{st}");
 }
+
+#[test]
+fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
+    let f = Fresh::new("poison");
+    ok(&["load"]);
+    // A lying peer left 10 Gbit/s for a 100 Mbit/s path (or a table restored from a
+    // faster network).
+    ok(&["table", "set", "10.77.1.1", "--bw", "10gbit", "--rtt", "50ms"]);
+    let out = f.path("poison");
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let first = &rows[0];
+    assert_eq!(first.role, "warmup");
+    assert!(first.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "the first flow retreats: {first:?}");
+    // The retreat deleted the poisoned entry; the flow's own estimate replaced it.
+    let bw = first.table_bw_mbps.unwrap();
+    assert!((50.0..=200.0).contains(&bw), "within 2x of the truth after one flow: {bw} Mbit/s");
+    let next = &rows[1];
+    assert_eq!(next.resume.as_deref(), Some("validated"), "the next flow starts right: {next:?}");
+}
+
+#[test]
+fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
+    let f = Fresh::new("raise");
+    ok(&["load"]);
+    // An entry far below the path's rate (20 Mbit/s of 100): one honest flow may lift it
+    // 2x, not to the 100 it measures; a flow that does not retreat keeps the rule.
+    ok(&["config", "store_max_raise_pct=200", "startup=off"]);
+    ok(&["table", "set", "10.77.1.1", "--bw", "20mbit", "--rtt", "50ms"]);
+    let out = f.path("raise");
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "1"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let after: Vec<f64> = rows.iter().map(|r| r.table_bw_mbps.unwrap()).collect();
+    assert!(after[0] <= 40.0 + 0.01 && after[0] > 30.0, "first flow: 20 -> at most 40 Mbit/s, got {after:?}");
+    assert!(after[1] <= 80.0 + 0.01 && after[1] > after[0], "second: at most 80, got {after:?}");
+}

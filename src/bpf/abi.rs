@@ -249,6 +249,24 @@ pub const KNOBS: &[Knob] = &[
         default: 25,
         doc: "after_jump = probe: cwnd first grows by this share of each ACK (25: 1.25x per RTT; doubling to 50 after two rounds without a queue)",
     },
+    Knob {
+        name: "store_max_raise_pct",
+        kind: KnobKind::Number { min: 0, max: 1000, unit: "%" },
+        default: 200,
+        doc: "one flow raises an entry to at most this share of it (0 = unbounded)",
+    },
+    Knob {
+        name: "store_cap_mbps",
+        kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "Mbit/s" },
+        default: 10_000,
+        doc: "no entry above this rate (0 = no cap); set it to the server's link speed",
+    },
+    Knob {
+        name: "store_lossy_keep",
+        kind: KnobKind::Switch,
+        default: ON,
+        doc: "a flow that retransmitted over 1 % lowers a higher entry by at most 1/8",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.

@@ -5,6 +5,7 @@
  * 0 and sequence numbers are packet numbers × MSS. */
 #include <string.h>
 #include "../../bpf/lib/resume.h"
+#include "../../bpf/lib/store.h"
 #include "check.h"
 
 #define MSS 1448U
@@ -226,8 +227,35 @@ static void test_probe(void)
 	CHECK(hs_drained_cwnd(12, 50000, 500000) == HS_INIT_CWND, "never below IW");
 }
 
+static void test_store_rules(void)
+{
+	const __u64 truth = 12500000, cap = 1250000000;  /* 100 Mbit/s path, 10 Gbit/s cap */
+
+	CHECK(hs_rate_to_store(0, truth, 0, 200, cap) == truth, "a new entry takes the estimate");
+	CHECK(hs_rate_to_store(0, 100 * cap, 0, 200, cap) == cap, "never above the cap");
+	/* A lying peer (compressed ACKs reading 100x): at most 2x per flow. */
+	CHECK(hs_rate_to_store(truth, 100 * truth, 0, 200, cap) == 2 * truth, "raise bounded to 2x");
+	__u64 e = truth;
+	for (int i = 0; i < 3; i++)
+		e = hs_rate_to_store(e, 100 * truth, 0, 200, cap);
+	CHECK(e == 8 * truth, "three lying flows: 8x, not 100x (%llu)", (unsigned long long)e);
+	CHECK(hs_rate_to_store(truth, 2 * truth, 0, 200, cap) == 2 * truth, "exactly 2x passes");
+	CHECK(hs_rate_to_store(truth, 100 * truth, 0, 0, cap) == 100 * truth, "max_raise_pct 0: unbounded");
+	/* An honest lower estimate replaces the entry; a lossy one only decays it. */
+	CHECK(hs_rate_to_store(truth, truth / 4, 0, 200, cap) == truth / 4, "honest flow lowers");
+	CHECK(hs_rate_to_store(truth, truth / 4, 1, 200, cap) == truth - truth / 8, "lossy flow: decay by 1/8");
+	CHECK(hs_rate_to_store(truth, truth - truth / 16, 1, 200, cap) == truth - truth / 16, "lossy, within 1/8: as measured");
+	CHECK(hs_rate_to_store(truth, 2 * truth, 1, 200, cap) == 2 * truth, "a lossy flow may still raise");
+	/* A 100x-poisoned entry and honest flows: Careful Resume deletes it on the first
+	 * retreat (then the flow's own estimate is stored); without a retreat, honest
+	 * loss-free flows bring it down at once. */
+	CHECK(hs_rate_to_store(100 * truth, truth, 0, 200, cap) == truth, "honest flow corrects a poisoned entry");
+	CHECK(hs_flow_lossy(11, 1000) && !hs_flow_lossy(10, 1000) && !hs_flow_lossy(0, 0), "lossy: over 1 %%");
+}
+
 int main(void)
 {
+	test_store_rules();
 	test_rate_check();
 	test_probe();
 	test_reconnaissance();

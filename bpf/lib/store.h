@@ -1,0 +1,48 @@
+/* What a finished flow may write into its peer's entry (issue "Trustworthy path
+ * state"), pure, so that host tests can pin the rules at their edges
+ * (tests/c/test_resume.c). The table is written by remote peers' ACK timing and read
+ * by every later flow to that address, so no one flow decides an entry alone:
+ *  - an absolute cap (cap_Bps): no entry above what the server could ever send;
+ *  - a bounded raise: one flow lifts an entry by at most max_raise_pct (200: 2×), so
+ *    a lying or aggregated-ACK flow needs many flows to inflate it, and a Careful
+ *    Resume retreat (which deletes the entry) undoes it at once;
+ *  - a lossy flow (more than 1 % of its segments retransmitted: it spent its life in
+ *    loss recovery, where rate estimates read low) may not replace a higher entry
+ *    with its low estimate: the entry decays by an eighth instead, so that a path that
+ *    really slowed down still gets there (and a Careful Resume retreat still deletes).
+ * Units: bytes per second, segments. */
+#ifndef HS_STORE_H
+#define HS_STORE_H
+
+#include "types.h"
+
+#define HS_LOSSY_RETRANS_PCT 1    /* above 1 % of segments retransmitted: a lossy flow */
+#define HS_LOSSY_DECAY_SHIFT 3    /* a lossy flow lowers a higher entry by 1/8 at most */
+
+HS_INLINE int hs_flow_lossy(__u32 retrans_segs, __u32 sent_segs)
+{
+	return (__u64)retrans_segs * 100 > (__u64)sent_segs * HS_LOSSY_RETRANS_PCT;
+}
+
+/* The rate to store, given the entry's (0: none) and this flow's estimate. */
+HS_INLINE __u64 hs_rate_to_store(__u64 old_Bps, __u64 new_Bps, int lossy, __u32 max_raise_pct, __u64 cap_Bps)
+{
+	__u64 floor, limit;
+
+	if (cap_Bps && new_Bps > cap_Bps)
+		new_Bps = cap_Bps;
+	if (!old_Bps)
+		return new_Bps;
+	/* Entries stay below 2^40 B/s (the tool refuses more) and pct below 2^10. */
+	limit = old_Bps < (1ULL << 50) ? old_Bps * max_raise_pct / 100 : old_Bps;
+	if (max_raise_pct && new_Bps > limit)
+		new_Bps = limit;
+	if (lossy && new_Bps < old_Bps) {
+		floor = old_Bps - (old_Bps >> HS_LOSSY_DECAY_SHIFT);
+		if (new_Bps < floor)
+			new_Bps = floor;
+	}
+	return new_Bps;
+}
+
+#endif
