@@ -55,6 +55,7 @@ enum hs_counter {
 	HS_RETREAT_ECN,             /* ... on ECN-CE (CWR) */
 	HS_RETREAT_RTO,             /* ... on a retransmission timeout (Loss) */
 	HS_RETREAT_RATE,            /* ... on the jump delivered far slower than paced */
+	HS_LOSS_NO_QUEUE,           /* a loss while resuming with no queue in the RTT (retreat_on=queue): answered as the kernel would, entry kept */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -116,11 +117,13 @@ struct hs_config {
 	__u32 store_max_raise_pct;
 	__u32 store_cap_mbps;
 	__u32 store_lossy_keep;
+	__u32 retreat_on;           /* enum hs_retreat_on */
 };
-_Static_assert(sizeof(struct hs_config) == 25 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 26 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
+enum hs_retreat_on { HS_RETREAT_ON_ANY_LOSS = 0, HS_RETREAT_ON_QUEUE = 1 };
 enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2 };
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */

@@ -190,7 +190,7 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 		return ssthresh;
 	cfg = hs_get_config();
 	/* BBR does not use ssthresh to size cwnd; the retreat's cwnd cap and DRAIN do. */
-	if (hs_retreat(sk, &flow->start, &cfg, &retreat, &pipe))
+	if (hs_retreat(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us, &retreat, &pipe))
 		s_bbr_drain(sk);
 	return ssthresh;
 }

@@ -220,7 +220,7 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 	if (!hs_resume_active(&flow->start.resume))
 		return ssthresh;
 	cfg = hs_get_config();
-	if (!hs_retreat(sk, &flow->start, &cfg, &retreat, &pipe))
+	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
 		return ssthresh;
 	cubic_of(sk)->last_max_cwnd = pipe;
 	return retreat;

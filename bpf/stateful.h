@@ -239,12 +239,20 @@ static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, stru
  * Returns 1 with the retreat's ssthresh and PipeSize; the entry that led here is
  * deleted (or its rate halved, knob retreat_entry). The cause is counted by
  * hs_on_ca_state, which the kernel calls right after. */
-static __always_inline int hs_retreat(struct sock *sk, struct hs_start *st, const struct hs_config *cfg, __u32 *ssthresh,
-				      __u32 *pipe)
+static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				      __u32 min_rtt_us, __u32 *ssthresh, __u32 *pipe)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 cap;
 
+	/* retreat_on=queue: a loss with no queue in the smoothed RTT is random loss, not
+	 * the jump's overshoot (which the rate test and the queue would show): the kernel's
+	 * own response, and the entry stays. */
+	if (cfg->retreat_on == HS_RETREAT_ON_QUEUE && hs_resume_active(&st->resume) &&
+	    !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
+		hs_count(cc, HS_LOSS_NO_QUEUE);
+		return 0;
+	}
 	if (!hs_resume_retreat(&st->resume, cfg->retreat_beta_pct, tp->snd_nxt, tp->delivered, ssthresh, &cap))
 		return 0;
 	*pipe = st->resume.pipe_pkts;

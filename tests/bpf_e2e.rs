@@ -549,3 +549,24 @@ fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     assert!(after[0] <= 40.0 + 0.01 && after[0] > 30.0, "first flow: 20 -> at most 40 Mbit/s, got {after:?}");
     assert!(after[1] <= 80.0 + 0.01 && after[1] > after[0], "second: at most 80, got {after:?}");
 }
+
+#[test]
+fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
+    let f = Fresh::new("randloss");
+    ok(&["load"]);
+    // 1 % random loss: a ~430-packet jump nearly always loses a packet with no queue.
+    let out = f.path("any");
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "2", "--loss", "1%"]);
+    let st = status();
+    assert!(counter(&st, "s_cubic", "retreat_loss") >= 1, "the RFC's rule: any loss while resuming retreats: {st}");
+    assert_eq!(counter(&st, "s_cubic", "loss_no_queue"), 0, "{st}");
+    ok(&["config", "retreat_on=queue"]);
+    let out = f.path("queue");
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "2", "--loss", "1%"]);
+    let st2 = status();
+    assert!(counter(&st2, "s_cubic", "loss_no_queue") >= 1, "an isolated loss is answered as cubic would: {st2}");
+    assert!(
+        counter(&st2, "s_cubic", "retreat_loss") - counter(&st, "s_cubic", "retreat_loss") < counter(&st2, "s_cubic", "loss_no_queue"),
+        "fewer retreats than losses let through: {st2}"
+    );
+}

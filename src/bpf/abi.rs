@@ -112,7 +112,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_rtt_longer" = "HS_REJECT_RTT_LONGER", "reject_busy" = "HS_REJECT_BUSY",
     "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
     "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
-    "retreat_rate" = "HS_RETREAT_RATE",
+    "retreat_rate" = "HS_RETREAT_RATE", "loss_no_queue" = "HS_LOSS_NO_QUEUE",
 ];
 
 /// enum hs_suss_counter.
@@ -266,6 +266,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Switch,
         default: ON,
         doc: "a flow that retransmitted over 1 % lowers a higher entry by at most 1/8",
+    },
+    Knob {
+        name: "retreat_on",
+        kind: KnobKind::Choice(&[("any_loss", 0), ("queue", 1)]),
+        default: 0,
+        doc: "Safe Retreat on any loss while resuming (the RFC), or only when the RTT shows a queue",
     },
 ];
 
