@@ -120,7 +120,6 @@ SEC("struct_ops")
 void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
-
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_config cfg;
 
@@ -128,12 +127,14 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 	if (flow && rs->acked_sacked > 0) {
 		if (flow->start.startup) {
 			hs_first_ack(sk, HS_CC_S_BBR, &flow->start, tp->packets_out);
+		} else if (flow->start.resume.phase != HS_PHASE_VALIDATING) {
+			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);  /* a retreat's end */
 		} else {
-			__u8 was = flow->start.resume.phase;
-
+			/* Only Validating has a rate test or a plateau to credit: the knobs
+			 * are not read on every ACK of the whole flow. */
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);
 			cfg = hs_get_config();
-			if (was == HS_PHASE_VALIDATING && flow->start.resume.phase == HS_PHASE_NORMAL)
+			if (flow->start.resume.phase == HS_PHASE_NORMAL)
 				s_bbr_credit_plateau(sk, &cfg);
 			else if (hs_rate_check(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us,
 					       rs->rtt_us > 0 ? (__u32)rs->rtt_us : 0))
