@@ -21,10 +21,17 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # nginx runs per lab run inside the lab's namespace with its own config and pid
+  # file: the packages we install start no service (policy-rc.d says no while we
+  # install), and a service the machine already runs is never touched.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+    trap 'rm -f "$policy"' EXIT
+  fi
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if [ -n "$(trap -p EXIT)" ]; then rm -f "$policy"; trap - EXIT; fi
 fi
-# nginx is started per run inside the lab's namespace, never as a system service.
-if systemctl is-active --quiet nginx 2>/dev/null; then systemctl stop nginx || true; fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   if [ -x "$HOME/.cargo/bin/cargo" ]; then

@@ -93,10 +93,19 @@ pub enum TableCommand {
     Forget { addr: String },
     /// Remove every entry.
     Flush,
-    /// Write the table to a JSON file.
+    /// Write the table to a JSON file (owner-only, written whole or not at all).
     Save { file: PathBuf },
-    /// Load entries from a file written by `save`, after validating all of them.
-    Restore { file: PathBuf },
+    /// Put back a table written by `save`: all or nothing, entries aged by the wall
+    /// clock since the save (older than max_age_s: dropped). The file replaces the
+    /// table unless --merge.
+    Restore {
+        file: PathBuf,
+        /// Keep live entries not in the file, and live entries newer than the saved ones.
+        #[arg(long)]
+        merge: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]

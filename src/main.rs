@@ -17,11 +17,29 @@ fn main() {
     // Die quietly on a closed pipe (`headstart table list | head`), as CLI tools do.
     // SAFETY: restoring the default disposition of SIGPIPE at startup.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => usage_error(e),
+    };
     if let Err(e) = dispatch(cli) {
         eprintln!("headstart: error: {}", format!("{e:#}").replace('\n', " "));
         std::process::exit(1);
     }
+}
+
+/// clap's errors in the form every other bad input takes: one `headstart: error:`
+/// line, exit 1 (help and --version still print and exit 0).
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        let _ = e.print();
+        std::process::exit(if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 1 } else { 0 });
+    }
+    // The message is the first paragraph (some run over two lines); usage follows.
+    let text = e.render().to_string();
+    let msg: Vec<&str> = text.trim_start().lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+    eprintln!("headstart: error: {} (see --help)", msg.join(" ").trim_start_matches("error: "));
+    std::process::exit(1);
 }
 
 /// Prints `report` as JSON, or as the text `text` makes of it.
@@ -122,7 +140,19 @@ fn table(cmd: TableCommand) -> Result<()> {
         }
         TableCommand::Flush => println!("removed {} entries", bpf::table_flush()?),
         TableCommand::Save { file } => println!("saved {} entries to {}", bpf::table_save(&file)?, file.display()),
-        TableCommand::Restore { file } => println!("restored {} entries from {}", bpf::table_restore(&file)?, file.display()),
+        TableCommand::Restore { file, merge, json } => {
+            let r = bpf::table_restore(&file, merge)?;
+            show(&r, json, |r| {
+                format!(
+                    "restored {} entries from {} ({} expired by age, {} newer live entries kept, {} live entries replaced)",
+                    r.restored,
+                    file.display(),
+                    r.expired,
+                    r.newer_live,
+                    r.removed
+                )
+            })?;
+        }
     }
     Ok(())
 }

@@ -125,3 +125,66 @@ pub fn boot_ns() -> u64 {
     unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
+
+/// Seconds since the Unix epoch (the wall clock, for anything written to disk).
+pub fn unix_s() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Writes `data` to `file` whole or not at all, readable by the owner only: through a
+/// temporary file created exclusively (O_EXCL, 0600) beside it — never a name someone
+/// could have planted a symlink at — synced, then renamed over the target.
+pub fn write_private_atomically(file: &std::path::Path, data: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let base = file.file_name().with_context(|| format!("{} is not a file name", file.display()))?.to_string_lossy().into_owned();
+    for attempt in 0..16u32 {
+        let tmp = dir.join(format!(".{base}.{}.{}.{attempt}.tmp", std::process::id(), mono_ns() % 1_000_000_007));
+        let mut f = match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_NOFOLLOW).open(&tmp) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot create a temporary file in {}", dir.display()))),
+        };
+        let written = f.write_all(data).and_then(|_| f.sync_all()).and_then(|_| std::fs::rename(&tmp, file));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(anyhow::Error::new(e).context(format!("cannot write {}", file.display())));
+        }
+        return Ok(());
+    }
+    bail!("cannot create a temporary file in {}", dir.display())
+}
+
+/// SIGINT, SIGTERM and SIGHUP held back while it lives (delivered when it drops):
+/// for the few calls that must not be cut in half.
+pub struct SignalsDeferred {
+    old: libc::sigset_t,
+}
+
+impl SignalsDeferred {
+    pub fn new() -> Result<SignalsDeferred> {
+        // SAFETY: sigset_t is plain data, filled by sigemptyset/sigaddset; the mask is
+        // changed for the calling thread only.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::sigaddset(&mut set, s);
+            }
+            anyhow::ensure!(libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old) == 0, "cannot block signals");
+            Ok(SignalsDeferred { old })
+        }
+    }
+}
+
+impl Drop for SignalsDeferred {
+    fn drop(&mut self) {
+        // SAFETY: puts back the mask saved by new().
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}

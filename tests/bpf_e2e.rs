@@ -140,7 +140,7 @@ fn path_table_cli_round_trip_and_refusals() {
 
     // Flush, then restore brings both back.
     assert!(ok(&["table", "flush"]).contains("removed 2"));
-    assert!(ok(&["table", "restore", saved.to_str().unwrap()]).contains("restored 2"));
+    assert!(ok(&["table", "restore", saved.to_str().unwrap()]).contains("restored 2 entries"));
     assert!(ok(&["table", "get", "2001:db8::7"]).contains("1.000gbit"));
     ok(&["table", "forget", "10.1.2.3"]);
     fails(&["table", "forget", "10.1.2.3"], "not in the path table");
@@ -154,6 +154,122 @@ fn path_table_cli_round_trip_and_refusals() {
     fails(&["config", "freeze=off", "suss_k_max=9"], "suss_k_max");
     let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
     assert_eq!((knobs["freeze"].as_str(), knobs["bw_scale_pct"].as_str()), (Some("on"), Some("50")), "{knobs}");
+}
+
+/// The pin directory, the save file and restore: what a local user or an interrupted
+/// restore could do to root's state (issue 13's security cases).
+#[test]
+fn untrusted_pin_directory_is_refused() {
+    let _f = Fresh::new("pindir");
+    let dir = "/sys/fs/bpf/headstart";
+    // A local user made it first (the bpffs root is world-writable with the sticky bit).
+    std::fs::create_dir(dir).unwrap();
+    let cleanup = || {
+        let _ = std::fs::remove_dir(dir);
+    };
+    std::os::unix::fs::chown(dir, Some(65534), Some(65534)).unwrap();
+    let refused = |needle: &str| {
+        let out = hs(&["load"]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.code() == Some(1) && err.contains(needle) && err.trim().lines().count() == 1, err)
+    };
+    let (ok1, err1) = refused("not root");
+    std::os::unix::fs::chown(dir, Some(0), Some(0)).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (ok2, err2) = refused("writable by group or others");
+    let registered = sysctl("tcp_available_congestion_control").contains("s_cubic");
+    cleanup();
+    assert!(ok1, "a directory owned by another user: {err1}");
+    assert!(ok2, "a world-writable directory: {err2}");
+    assert!(!registered, "nothing registered from an untrusted directory");
+    // Made by headstart itself: root's, 0700.
+    ok(&["load", "s_cubic"]);
+    let md = std::fs::metadata(dir).unwrap();
+    assert_eq!(md.permissions().mode() & 0o777, 0o700);
+}
+
+#[test]
+fn table_save_is_private_and_never_follows_a_planted_name() {
+    let f = Fresh::new("save");
+    ok(&["load", "s_cubic"]);
+    ok(&["table", "set", "10.1.2.3", "--bw", "100mbit", "--rtt", "50ms"]);
+    let victim = f.path("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    let saved = f.path("table.json");
+    // The temporary name the old code wrote through.
+    std::os::unix::fs::symlink(&victim, f.path("table.tmp-headstart")).unwrap();
+    ok(&["table", "save", saved.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "the save wrote through a planted symlink");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the save file lists client addresses: owner-only");
+    let leftovers: Vec<_> = std::fs::read_dir(&f.dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    assert!(leftovers.is_empty(), "no temporary file left: {leftovers:?}");
+}
+
+fn saved_table(saved_unix_s: u64, entries: &[(&str, u64, f64)]) -> String {
+    let e: Vec<String> = entries
+        .iter()
+        .map(|(peer, bw, age)| format!(r#"{{"peer":"{peer}","bw_bytes_per_s":{bw},"min_rtt_us":50000,"flows":1,"age_s":{age},"source":"s_cubic"}}"#))
+        .collect();
+    format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{saved_unix_s},"entries":[{}]}}"#, e.join(","))
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+fn table_peers() -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = ok(&["table", "list", "--json"])
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (v["peer"].as_str().unwrap().to_string(), v["bw_bytes_per_s"].as_u64().unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn table_restore_is_all_or_nothing_replaces_or_merges_and_ages_by_the_wall_clock() {
+    let f = Fresh::new("restore");
+    ok(&["load", "s_cubic", "--table-size", "1024"]);
+    ok(&["table", "set", "10.0.0.1", "--bw", "8mbit", "--rtt", "50ms"]);
+    ok(&["table", "set", "10.0.0.2", "--bw", "8mbit", "--rtt", "50ms"]);
+    let file = f.path("t.json");
+    let now = unix_now();
+
+    // One peer written twice (mapped and plain IPv4): refused whole.
+    std::fs::write(&file, saved_table(now, &[("10.0.0.9", 5000, 1.0), ("::ffff:10.0.0.9", 6000, 1.0)])).unwrap();
+    fails(&["table", "restore", file.to_str().unwrap()], "duplicate peer");
+
+    // More than fits once merged (the LRU would evict): refused, table unchanged.
+    let many: Vec<String> = (0..1023).map(|i| format!("10.9.{}.{}", i / 250, i % 250 + 1)).collect();
+    let rows: Vec<(&str, u64, f64)> = many.iter().map(|p| (p.as_str(), 1000, 1.0)).collect();
+    std::fs::write(&file, saved_table(now, &rows)).unwrap();
+    let before = table_peers();
+    fails(&["table", "restore", "--merge", file.to_str().unwrap()], "do not fit");
+    assert_eq!(table_peers(), before);
+
+    // Merge: the live newer entry wins, other live entries stay, an entry saved two
+    // hours ago (older than max_age_s, 3600 s) by the wall clock is dropped.
+    std::fs::write(&file, saved_table(now - 7200, &[("10.0.0.1", 1000, 60.0), ("10.0.0.3", 2000, 60.0)])).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&ok(&["table", "restore", "--merge", "--json", file.to_str().unwrap()])).unwrap();
+    assert_eq!((r["restored"].as_u64(), r["expired"].as_u64()), (Some(0), Some(2)), "{r}");
+    std::fs::write(&file, saved_table(now - 60, &[("10.0.0.1", 1000, 60.0), ("10.0.0.3", 2000, 10.0)])).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&ok(&["table", "restore", "--merge", "--json", file.to_str().unwrap()])).unwrap();
+    assert_eq!((r["restored"].as_u64(), r["newer_live"].as_u64()), (Some(1), Some(1)), "{r}");
+    assert_eq!(table_peers(), vec![("10.0.0.1".into(), 1_000_000), ("10.0.0.2".into(), 1_000_000), ("10.0.0.3".into(), 2000)]);
+    let age = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.0.0.3", "--json"])).unwrap()["age_s"].as_f64().unwrap();
+    assert!((65.0..=80.0).contains(&age), "aged by the time on disk too: {age}");
+
+    // Replace (the default): the file becomes the table.
+    std::fs::write(&file, saved_table(now, &[("10.0.0.7", 3000, 1.0)])).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&ok(&["table", "restore", "--json", file.to_str().unwrap()])).unwrap();
+    assert_eq!((r["restored"].as_u64(), r["removed"].as_u64()), (Some(1), Some(3)), "{r}");
+    assert_eq!(table_peers(), vec![("10.0.0.7".into(), 3000)]);
 }
 
 fn sweep(out: &Path, extra: &[&str]) {

@@ -307,12 +307,25 @@ fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
         (vec!["lab", "sweep", "--sizes", "8q", "--out", o], "unknown size unit"),
         (vec!["lab", "sweep", "--loss", "150%", "--out", o], "probability"),
         (vec!["lab", "plot", "/nonexistent/dir"], "cannot read"),
+        // Every rate is checked before the first is calibrated or a folder made.
+        (vec!["lab", "calibrate", "--rates", "bogus", "--out", o], "bogus"),
+        (vec!["lab", "calibrate", "--rates", "10mbit,bogus", "--out", o], "bogus"),
+        (vec!["lab", "overhead", "--cc", "s_cubic", "--bytes", "bogus", "--out", o], "bogus"),
+        (vec!["lab", "overhead", "--cc", "s_cubic", "--bytes", "10k", "--out", o], "at least 1 MiB"),
+        // Argument errors take the same one-line form as every other refusal.
+        (vec!["lab", "sweep", "--no-such-flag"], "--no-such-flag"),
+        (vec!["lab", "sweep", "--reps", "many"], "many"),
+        (vec!["table", "set", "10.0.0.1"], "--bw"),
+        (vec!["nosuchcommand"], "nosuchcommand"),
     ];
+    let s_cubic_before = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap().contains("s_cubic");
     for (args, needle) in cases {
         fails(&args, needle);
         assert_no_lab_namespaces();
     }
-    assert!(!out.join("flows.jsonl").exists(), "nothing written for a refused run");
+    assert!(!out.exists(), "no results folder for a refused run");
+    let s_cubic_after = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap().contains("s_cubic");
+    assert_eq!(s_cubic_before, s_cubic_after, "a refused `lab overhead` registers nothing");
 
     // Not root: refused before anything is created.
     let out = Command::new("setpriv")

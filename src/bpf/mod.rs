@@ -87,15 +87,39 @@ fn ensure_pin_dir() -> Result<()> {
             bail!("cannot mount the BPF filesystem on /sys/fs/bpf: {}", std::io::Error::last_os_error());
         }
     }
-    std::fs::create_dir_all(PIN_DIR).with_context(|| format!("creating {PIN_DIR}"))?;
+    match std::fs::symlink_metadata(PIN_DIR) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new().mode(0o700).create(PIN_DIR).with_context(|| format!("creating {PIN_DIR}"))?;
+        }
+        _ => trusted_pin_dir()?,
+    }
     Ok(())
+}
+
+/// The pin directory may hold our state only if nobody but root could have put
+/// anything there: a bpffs root is world-writable (sticky), so a local user who made
+/// /sys/fs/bpf/headstart first could plant maps or unlink root's pins.
+pub fn trusted_pin_dir() -> Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let md = std::fs::symlink_metadata(PIN_DIR).with_context(|| format!("{PIN_DIR} is not there: is headstart loaded? (`headstart up` or `headstart load`)"))?;
+    anyhow::ensure!(md.file_type().is_dir(), "{PIN_DIR} is not a directory (a symlink or a file planted there?): refusing to use it");
+    anyhow::ensure!(md.uid() == 0, "{PIN_DIR} is owned by uid {}, not root: refusing to use it (remove it as root if it is not yours)", md.uid());
+    anyhow::ensure!(md.permissions().mode() & 0o022 == 0, "{PIN_DIR} is writable by group or others (mode {:o}): refusing to use it", md.permissions().mode() & 0o7777);
+    Ok(())
+}
+
+/// A pinned map of ours, from a directory checked first (trusted_pin_dir).
+pub fn pinned_map(name: &str) -> Result<PinnedMap> {
+    trusted_pin_dir()?;
+    PinnedMap::open(&pin_path(name))
 }
 
 /// Opens and loads one of our BPF objects with its shared maps pinned under PIN_DIR.
 /// An existing path table keeps its size (libbpf reuses a pinned map only if it
 /// matches); a new one gets `table_entries`.
 fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> Result<libbpf_rs::Object> {
-    let size = PinnedMap::open(&pin_path("hs_paths")).map(|m| m.max_entries).unwrap_or(table_entries);
+    let size = pinned_map("hs_paths").map(|m| m.max_entries).unwrap_or(table_entries);
     object::open_and_load(name, elf, Path::new(PIN_DIR), &[("hs_paths", size)])
 }
 
@@ -112,13 +136,13 @@ fn drop_stale_pins() -> Result<()> {
     let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
     let mut stale = Vec::new();
     for (name, key, value) in expect {
-        if let Ok(m) = PinnedMap::open(&pin_path(name)) {
+        if let Ok(m) = pinned_map(name) {
             if m.key_size() != key || m.value_size() != value {
                 stale.push(name);
             }
         }
     }
-    if let Ok(m) = PinnedMap::open(&pin_path("hs_counters")) {
+    if let Ok(m) = pinned_map("hs_counters") {
         if m.max_entries != counters_slots {
             stale.push("hs_counters");
         }
@@ -239,11 +263,11 @@ pub fn unload(purge: bool) -> Result<Vec<String>> {
 }
 
 pub fn paths_map() -> Result<PinnedMap> {
-    PinnedMap::open(&pin_path("hs_paths"))
+    pinned_map("hs_paths")
 }
 
 fn config_map() -> Result<PinnedMap> {
-    PinnedMap::open(&pin_path("hs_config"))
+    pinned_map("hs_config")
 }
 
 /// The knobs as the controllers see them (the defaults if never written).
@@ -258,12 +282,12 @@ pub fn write_knobs(k: &Knobs) -> Result<()> {
 
 /// A controller's counters summed over CPUs, in the order of its abi counters.
 pub fn counters(cc: &ControllerAbi) -> Result<Vec<u64>> {
-    let m = PinnedMap::open(&pin_path("hs_counters"))?;
+    let m = pinned_map("hs_counters")?;
     (0..cc.counters.len()).map(|i| m.percpu_sum((cc.id as usize * abi::COUNTERS_PER_CC + i) as u32)).collect()
 }
 
 pub fn rwnd_rewrites() -> u64 {
-    PinnedMap::open(&pin_path("hs_rwnd_rewrites")).and_then(|m| m.percpu_sum(0)).unwrap_or(0)
+    pinned_map("hs_rwnd_rewrites").and_then(|m| m.percpu_sum(0)).unwrap_or(0)
 }
 
 pub fn default_cc() -> String {
@@ -283,7 +307,7 @@ pub fn flow_outcome(server: std::net::SocketAddr, client: std::net::SocketAddr) 
         local_port: server.port(),
         pad: 0,
     };
-    PinnedMap::open(&pin_path("hs_outcomes")).ok()?.get(&key).ok()?
+    pinned_map("hs_outcomes").ok()?.get(&key).ok()?
 }
 
 /// The name of a flow outcome (an enum hs_counter of the stateful controllers).
@@ -397,7 +421,7 @@ pub fn table_save(file: &Path) -> Result<usize> {
     let saved = table::SavedTable {
         format: table::SAVE_FORMAT.into(),
         version: table::SAVE_VERSION,
-        saved_unix_s: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+        saved_unix_s: sys::unix_s(),
         entries: entries
             .iter()
             .map(|(addr, e)| table::SavedEntry {
@@ -410,30 +434,93 @@ pub fn table_save(file: &Path) -> Result<usize> {
             })
             .collect(),
     };
-    // Write beside the target and rename, so a failure never leaves half a file.
-    let tmp = file.with_extension("tmp-headstart");
-    std::fs::write(&tmp, serde_json::to_string_pretty(&saved)?).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, file).with_context(|| format!("cannot write {}", file.display()))?;
+    // The file lists client addresses: owner-only, written whole or not at all.
+    sys::write_private_atomically(file, serde_json::to_string_pretty(&saved)?.as_bytes())?;
     Ok(entries.len())
 }
 
-/// Loads a saved table. Every record is validated, and the table's capacity checked,
-/// before the first entry is written: a bad file changes nothing.
-pub fn table_restore(file: &Path) -> Result<usize> {
+/// What a restore did.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct RestoreReport {
+    /// Entries written from the file.
+    pub restored: usize,
+    /// Saved entries older than max_age_s by the wall clock: dropped.
+    pub expired: usize,
+    /// Saved entries for which the live table held a newer one (merge): the live one kept.
+    pub newer_live: usize,
+    /// Live entries removed because the file replaces the table.
+    pub removed: usize,
+}
+
+/// Loads a saved table, all or nothing. Every record is validated, aged by the wall
+/// clock since the save (older than the knob max_age_s: dropped), and the result
+/// checked to fit, before the first write; if the kernel then holds fewer entries than
+/// written (the LRU evicted some), or a write fails, the table is put back as it was.
+/// `merge`: entries of the live table not in the file stay, and a live entry newer
+/// than the saved one wins; otherwise the file replaces the table.
+pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let records = table::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    let saved = table::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    let max_age_s = read_knobs().ok().and_then(|k| k.get("max_age_s").ok()).unwrap_or(0);
+    let since_save_s = sys::unix_s().saturating_sub(saved.saved_unix_s) as f64;
     let m = paths_map()?;
+    let live = table_entries()?;
+    let now = sys::boot_ns();
+    let mut report = RestoreReport::default();
+    let mut writes = Vec::new();
+    for (addr, mut e, age_s) in saved.records {
+        let age_s = age_s + since_save_s;
+        if max_age_s > 0 && age_s > max_age_s as f64 {
+            report.expired += 1;
+            continue;
+        }
+        // An entry older than the uptime is stamped at boot (BOOTTIME cannot go lower).
+        e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
+        if merge {
+            if let Some((_, l)) = live.iter().find(|(a, _)| table::addr_to_key(*a) == table::addr_to_key(addr)) {
+                if l.stored_ns > e.stored_ns {
+                    report.newer_live += 1;
+                    continue;
+                }
+            }
+        }
+        writes.push((addr, e));
+    }
+    let kept_live = if merge { live.iter().filter(|(a, _)| !writes.iter().any(|(w, _)| w == a)).count() } else { 0 };
+    report.removed = if merge { 0 } else { live.len() };
+    let expected = kept_live + writes.len();
     anyhow::ensure!(
-        records.len() <= m.max_entries as usize,
+        expected <= m.max_entries as usize,
         "{}: {} entries do not fit a table of {}; table unchanged",
         file.display(),
-        records.len(),
+        expected,
         m.max_entries
     );
-    let now = sys::boot_ns();
-    for (addr, mut e, age_s) in records.iter().cloned() {
-        e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
-        m.put(&peer_key(addr), &e)?;
+    // From here on the table changes: signals wait until it is whole again.
+    let _quiet = sys::SignalsDeferred::new()?;
+    let apply = || -> Result<()> {
+        if !merge {
+            for (a, _) in &live {
+                m.delete(peer_key(*a).as_bytes())?;
+            }
+        }
+        for (a, e) in &writes {
+            m.put(&peer_key(*a), e)?;
+        }
+        let now_count = m.keys().len();
+        anyhow::ensure!(now_count == expected, "the kernel's table holds {now_count} entries after the restore, not {expected} (its LRU evicted some: a larger --table-size is needed)");
+        Ok(())
+    };
+    if let Err(e) = apply() {
+        // Roll back: the table as it was before the restore.
+        for k in m.keys() {
+            let _ = m.delete(&k);
+        }
+        for (a, l) in &live {
+            let _ = m.put(&peer_key(*a), l);
+        }
+        return Err(e.context(format!("{} not restored, table put back as it was", file.display())));
     }
-    Ok(records.len())
+    report.restored = writes.len();
+    Ok(report)
 }

@@ -62,7 +62,8 @@ pub const SAVE_VERSION: u32 = 1;
 
 impl SavedTable {
     /// Parses and validates every record; the first bad one fails the whole file.
-    pub fn parse(text: &str) -> Result<Vec<(IpAddr, PathEntry, f64)>> {
+    /// `::ffff:a.b.c.d` and `a.b.c.d` are one peer (one key): both in a file is a duplicate.
+    pub fn parse(text: &str) -> Result<ParsedTable> {
         let t: SavedTable = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("not a headstart table file: {e}"))?;
         ensure!(t.format == SAVE_FORMAT, "format is '{}', expected '{SAVE_FORMAT}'", t.format);
         ensure!(t.version == SAVE_VERSION, "version {} is not supported (expected {SAVE_VERSION})", t.version);
@@ -71,15 +72,21 @@ impl SavedTable {
         for (i, e) in t.entries.iter().enumerate() {
             let rec = || format!("record {} ({})", i + 1, e.peer);
             let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("{}: '{}' is not an IP address", rec(), e.peer))?;
-            ensure!(seen.insert(addr), "{}: duplicate peer", rec());
+            ensure!(seen.insert(addr_to_key(addr)), "{}: duplicate peer (the same key as an earlier record)", rec());
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u32;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
             let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
-            out.push((addr, entry, e.age_s));
+            out.push((key_to_addr(&addr_to_key(addr)), entry, e.age_s));
         }
-        Ok(out)
+        Ok(ParsedTable { saved_unix_s: t.saved_unix_s, records: out })
     }
+}
+
+/// A validated save file: (peer, entry, age when saved in s), and when it was saved.
+pub struct ParsedTable {
+    pub saved_unix_s: u64,
+    pub records: Vec<(IpAddr, PathEntry, f64)>,
 }
 
 #[cfg(test)]
@@ -111,7 +118,7 @@ mod tests {
         let good = r#"{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
             {"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":3.5,"source":"s_cubic"},
             {"peer":"fd77::1:1","bw_bytes_per_s":1000,"min_rtt_us":10,"flows":0,"age_s":0,"source":"user"}]}"#;
-        assert_eq!(SavedTable::parse(good).unwrap().len(), 2);
+        assert_eq!(SavedTable::parse(good).unwrap().records.len(), 2);
         for (bad, why) in [
             (good.replace("10.0.0.1", "10.0.0.999"), "not an IP"),
             (good.replace("12500000", "0"), "bandwidth"),
@@ -119,6 +126,7 @@ mod tests {
             (good.replace("3.5", "-1"), "age"),
             (good.replace("\"user\"", "\"nobody\""), "unknown source"),
             (good.replace("fd77::1:1", "10.0.0.1"), "duplicate"),
+            (good.replace("fd77::1:1", "::ffff:10.0.0.1"), "duplicate"),
             (good.replace("\"version\":1", "\"version\":9"), "version"),
             (good.replace("headstart-path-table", "x"), "format"),
             ("{".to_string(), "not a headstart table"),

@@ -31,13 +31,8 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
         Some(t) => vec![t.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "trace".into())],
         None => rates,
     };
-    sys::require_root()?;
-    let dir = out.prepare("calibrate")?;
-    let interrupt = Interrupt::install()?;
-    let mut lines = vec!["rate,delivered_mbps,ratio,lateness_p50_ms,lateness_p99_ms,lateness_max_ms,outside_model_drops,buffer_drops,goodput_mbps".to_string()];
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    table.set_header(vec!["rate", "link rate delivered", "of configured", "lateness p50 ms", "p99 ms", "max ms", "drops outside model", "buffer drops", "goodput Mbit/s"]);
+    // Every link and the experiment around it are checked before anything is created.
+    let mut plans = Vec::new();
     for rate in &rates {
         let link = LinkText {
             rate: if trace.is_some() { None } else { Some(rate.clone()) },
@@ -64,12 +59,23 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             knobs: Default::default(),
         };
         let exp = text.validate()?;
+        plans.push((rate.clone(), resolved, exp));
+    }
+    sys::require_root()?;
+    let dir = out.prepare("calibrate")?;
+    let interrupt = Interrupt::install()?;
+    let mut lines = vec!["rate,delivered_mbps,ratio,lateness_p50_ms,lateness_p99_ms,lateness_max_ms,outside_model_drops,buffer_drops,goodput_mbps".to_string()];
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec!["rate", "link rate delivered", "of configured", "lateness p50 ms", "p99 ms", "max ms", "drops outside model", "buffer drops", "goodput Mbit/s"]);
+    for (rate, resolved, exp) in &plans {
+        let bps = resolved.capacity_bps;
         if !out.quiet {
             eprintln!("calibrating at {rate} for {seconds} s ...");
         }
-        let res = workloads::run(&exp, interrupt.clone(), true)?;
+        let res = workloads::run(exp, interrupt.clone(), true)?;
         let sub = dir.join(rate);
-        report::write_all(&sub, &exp, &res)?;
+        report::write_all(&sub, exp, &res)?;
         // Link rate over the saturated part: skip the first second (slow start) and
         // the last bin (partial); for a trace, whole periods only.
         let bin_s = 0.1;
@@ -97,7 +103,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
         let ratio = delivered * 1e6 / bps;
         lines.push(format!("{rate},{delivered:.3},{ratio:.4},{:.3},{:.3},{:.3},{outside},{},{goodput:.3}", a.lateness_p50_ms, a.lateness_p99_ms, a.lateness_max_ms, a.down_dropped_buffer));
         table.add_row(vec![
-            rate.clone(),
+            rate.to_string(),
             format!("{delivered:.2} Mbit/s"),
             format!("{:.2} %", ratio * 100.0),
             format!("{:.3}", a.lateness_p50_ms),

@@ -406,7 +406,7 @@ impl ExperimentText {
                     ensure!(w.clients() <= 64, "parallel and mixed: clients x controllers must be at most 64");
                 }
                 ensure!(
-                    *peers_per_client >= 1 && (*peers_per_client - 1) * w.clients() <= crate::lab::topology::MAX_ALIASES,
+                    *peers_per_client >= 1 && (*peers_per_client - 1).checked_mul(w.clients()).is_some_and(|n| n <= crate::lab::topology::MAX_ALIASES),
                     "peers_per_client must be 1..{} in all",
                     crate::lab::topology::MAX_ALIASES
                 );
@@ -573,5 +573,12 @@ mod tests {
         assert!(err.to_string().contains("exclude each other"), "{err}");
         let err = exp(&text.replace(r#""cubic", "cubic""#, r#""cubic", "cubic:iw100""#)).unwrap_err();
         assert!(err.to_string().contains("one initcwnd"), "{err}");
+    }
+
+    #[test]
+    fn peers_per_client_that_would_overflow_is_refused() {
+        let text = "[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"cubic\"]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\nclients = 2\npeers_per_client = 18446744073709551615\n";
+        let err = toml::from_str::<ExperimentText>(text).unwrap().validate().unwrap_err();
+        assert!(err.to_string().contains("peers_per_client"), "{err}");
     }
 }

@@ -165,6 +165,8 @@ pub fn run_and_report(cc: &[String], bytes: &str, reps: u32, out: &Output) -> Re
         crate::lab::experiment::CcSpec::parse(c)?.check_available()?;
     }
     let bytes = crate::units::parse_size(bytes)?;
+    anyhow::ensure!(bytes >= 1 << 20, "transfer at least 1 MiB");
+    anyhow::ensure!((1..=1000).contains(&reps), "--reps must be 1..1000");
     sys::require_root()?;
     crate::lab::run::load_headstart_ccs(cc.iter().map(String::as_str))?;
     let dir = out.prepare("overhead")?;
