@@ -21,9 +21,10 @@ unit-test: setup
 	cargo test --release --locked --lib --bins --test bpf_algorithms --test readme
 
 # Privileged end-to-end tests (namespaces, TUN, BPF) share the machine's two cores with
-# the emulator, and the BPF tests own headstart's pinned state: one at a time.
+# the emulator, and the BPF tests own headstart's pinned state: one at a time, with an
+# operator's headstart state kept before and put back after.
 e2e-test: build
-	cargo test --release --locked --test lab_e2e --test bpf_e2e -- --test-threads=1
+	scripts/keep-operator-state.sh cargo test --release --locked --test lab_e2e --test bpf_e2e --test service_e2e -- --test-threads=1
 
 test: unit-test e2e-test
 

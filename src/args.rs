@@ -12,6 +12,27 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
+    /// Bring headstart up as configured (/etc/headstart/headstart.toml, else built-in
+    /// defaults) with the table and knobs kept by the last `down`/`save`.
+    Up {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep the table and knobs, put back the default congestion control found before
+    /// `up`, detach the window override from the configured interfaces, unregister.
+    Down {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep the table and knobs in the state directory now (the service's timer runs it).
+    Save {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Register headstart's congestion controls (all, or the ones named) in the
     /// running kernel, pinned under /sys/fs/bpf/headstart.
     Load {
@@ -21,8 +42,8 @@ pub enum Command {
         #[arg(long, default_value_t = headstart::bpf::DEFAULT_TABLE_ENTRIES)]
         table_size: u32,
     },
-    /// Unregister them (resetting any default congestion control that names them).
-    /// The path table stays unless --purge.
+    /// Unregister them (a default congestion control naming them goes back to the one
+    /// found before `up`, else cubic). The path table stays unless --purge.
     Unload {
         #[arg(long)]
         purge: bool,

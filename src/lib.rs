@@ -1,5 +1,6 @@
 //! headstart: stateful-start TCP congestion controls (BPF) and the lab that measures them.
 pub mod bpf;
 pub mod lab;
+pub mod service;
 pub mod sys;
 pub mod units;

@@ -8,6 +8,7 @@ use clap::Parser;
 use headstart::bpf::{self, abi, status};
 use headstart::lab::experiment::{ExperimentText, LinkText, WorkloadText};
 use headstart::lab::{calibrate, overhead, plot, run, topology};
+use headstart::service;
 use headstart::sys;
 use headstart::units;
 use serde::Serialize;
@@ -64,8 +65,45 @@ fn dispatch(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Up { config, json } => {
+            let cfg = service::Config::load(config.as_deref())?;
+            let r = service::up(&cfg)?;
+            show(&r, json, |r| {
+                format!(
+                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on [{}], knobs {}",
+                    cfg.controllers.join(", "),
+                    if r.loaded.is_empty() { "already".to_string() } else { format!("now: {}", r.loaded.join(", ")) },
+                    r.default_cc,
+                    r.restored_entries,
+                    r.expired_entries,
+                    r.attached.join(", "),
+                    if r.knobs_from_state { "kept from the last save" } else { "at their defaults" }
+                )
+            })
+        }
+        Command::Down { config, json } => {
+            let cfg = service::Config::load(config.as_deref())?;
+            let r = service::down(&cfg)?;
+            show(&r, json, |r| {
+                format!(
+                    "down: {} table entries kept in {}, default congestion control {}, override detached from [{}], unregistered {}",
+                    r.saved_entries,
+                    cfg.state_dir.display(),
+                    r.default_cc,
+                    r.detached.join(", "),
+                    if r.unloaded.is_empty() { "nothing".to_string() } else { r.unloaded.join(", ") }
+                )
+            })
+        }
+        Command::Save { config } => {
+            let cfg = service::Config::load(config.as_deref())?;
+            println!("kept {} table entries and the knobs in {}", service::save(&cfg)?, cfg.state_dir.display());
+            Ok(())
+        }
         Command::Unload { purge } => {
-            let removed = bpf::unload(purge)?;
+            sys::require_root()?;
+            let fallback = service::remembered_default_cc(std::path::Path::new(service::DEFAULT_STATE_DIR));
+            let removed = bpf::unload(purge, &fallback)?;
             let what = if removed.is_empty() { "nothing".to_string() } else { removed.join(", ") };
             println!("unloaded {what}{}", if purge { "; path table and knobs removed" } else { "; path table kept" });
             Ok(())

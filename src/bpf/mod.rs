@@ -223,15 +223,15 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
 }
 
 /// Every network namespace's default congestion control that names one of ours is
-/// reset to cubic first (new sockets would keep getting it); then the controllers are
+/// reset to `fallback_cc` first (new sockets would keep getting it); then the controllers are
 /// removed from the allowed list and unregistered. With `purge`, the maps (the path
 /// table) go too. Flows already using a controller keep it until they close.
-pub fn unload(purge: bool) -> Result<Vec<String>> {
+pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
     sys::require_root()?;
     let ours: Vec<&str> = names();
     if let Ok(def) = std::fs::read_to_string(DEFAULT_CC) {
         if ours.contains(&def.trim()) {
-            std::fs::write(DEFAULT_CC, "cubic").context("resetting the default congestion control")?;
+            std::fs::write(DEFAULT_CC, fallback_cc).context("resetting the default congestion control")?;
         }
     }
     if let Ok(entries) = std::fs::read_dir(crate::lab::topology::NETNS_DIR) {

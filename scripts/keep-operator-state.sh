@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs a command (the privileged tests) and leaves headstart's state as it found it:
+# the tests purge and reload headstart's pinned state, so an operator's registered
+# controllers, table, knobs and default congestion control are kept before and put
+# back after — with headstart's own `save` and `up`, on success, failure and Ctrl-C.
+set -uo pipefail
+BIN=${BIN:-target/release/headstart}
+keep=$(mktemp -d /tmp/headstart-operator-state.XXXXXX)
+chmod 700 "$keep"
+default_cc=$(cat /proc/sys/net/ipv4/tcp_congestion_control)
+allowed_cc=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+had_state=0
+if [ -e /sys/fs/bpf/headstart/hs_paths ]; then
+  loaded=$("$BIN" status --json | python3 -c 'import json,sys; print(" ".join(c["name"] for c in json.load(sys.stdin)["controllers"] if c["loaded"]))')
+  size=$("$BIN" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["table"]["capacity"])')
+  # None registered (unloaded, table kept): register all to restore, unregister after.
+  controllers=$(printf '"%s",' ${loaded:-s_cubic s_bbr suss})
+  cat >"$keep/headstart.toml" <<TOML
+controllers = [${controllers%,}]
+table_size = $size
+state_dir = "$keep/state"
+TOML
+  if "$BIN" save --config "$keep/headstart.toml" >/dev/null; then
+    had_state=1
+    echo "keep-operator-state: headstart's state kept in $keep (put back after the tests)"
+  else
+    echo "keep-operator-state: could not keep headstart's state: not running the tests" >&2
+    exit 1
+  fi
+fi
+
+put_back() {
+  "$BIN" unload --purge >/dev/null 2>&1
+  local keep_files=0
+  if [ "$had_state" = 1 ]; then
+    if "$BIN" up --config "$keep/headstart.toml" >/dev/null; then
+      [ -n "$loaded" ] || "$BIN" unload >/dev/null 2>&1
+      echo "keep-operator-state: headstart's state put back"
+    else
+      echo "keep-operator-state: could not put headstart's state back: it is in $keep" >&2
+      keep_files=1
+    fi
+  fi
+  echo "$allowed_cc" >/proc/sys/net/ipv4/tcp_allowed_congestion_control
+  echo "$default_cc" >/proc/sys/net/ipv4/tcp_congestion_control
+  [ "$keep_files" = 1 ] || rm -rf "$keep"
+}
+trap put_back EXIT
+trap 'exit 130' INT TERM
+"$@"
