@@ -56,21 +56,30 @@ enum hs_counter {
 	HS_RETREAT_RTO,             /* ... on a retransmission timeout (Loss) */
 	HS_RETREAT_RATE,            /* ... on the jump delivered far slower than paced */
 	HS_LOSS_NO_QUEUE,           /* a loss while resuming with no queue in the RTT (retreat_on=queue): answered as the kernel would, entry kept */
+	HS_OFF,                     /* flows started as the kernel's because mode = off */
+	HS_SHADOW_WOULD_JUMP,       /* mode = shadow: Reconnaissance said jump; the flow started as the kernel's */
+	HS_SHADOW_SCORED,           /* ... and its own estimate at release was compared with the cached one */
+	HS_SHADOW_RATIO_0,          /* cached / measured < 0.25 (HS_SHADOW_BUCKETS buckets, lib/shadow.h) */
+	HS_SHADOW_RATIO_LAST = HS_SHADOW_RATIO_0 + 8,
 	HS_STATEFUL_COUNTERS,
 };
 
 /* A flow's Careful Resume phase. NONE: no resume (miss, rejected, or off). */
 enum hs_phase { HS_PHASE_NONE = 0, HS_PHASE_UNVALIDATED, HS_PHASE_VALIDATING, HS_PHASE_NORMAL, HS_PHASE_RETREAT };
 
-/* hs_outcomes value, written at release, keyed by the flow (struct hs_flow_key):
- * how each flow's start went, for the lab's rows and `headstart flows`. */
+/* hs_outcomes value, keyed by the flow (struct hs_flow_key): how each flow's start
+ * went, written at init, when the resume ends and at release, for the lab's rows and
+ * `headstart flows`. */
 struct hs_flow_outcome {
 	__u32 cc;                   /* enum hs_cc_id */
 	__u32 outcome;              /* the deciding enum hs_counter: HS_MISSES, HS_REJECT_*, HS_VALIDATED, HS_RETREAT_* ... */
 	__u32 jump_cwnd;            /* packets (0: no jump) */
 	__u32 pipe_pkts;            /* PipeSize when the resume ended */
+	__u32 phase;                /* enum hs_phase when written */
+	__u32 released;             /* 1 once the flow is closed */
+	__u64 cached_bw_bytes_per_s; /* the entry's rate the start used (or, in shadow mode, would have) */
 };
-_Static_assert(sizeof(struct hs_flow_outcome) == 16, "hs_flow_outcome is 16 bytes");
+_Static_assert(sizeof(struct hs_flow_outcome) == 32, "hs_flow_outcome is 32 bytes");
 
 /* suss: its slow-start rounds. */
 enum hs_suss_counter {
@@ -118,13 +127,18 @@ struct hs_config {
 	__u32 store_cap_mbps;
 	__u32 store_lossy_keep;
 	__u32 retreat_on;           /* enum hs_retreat_on */
+	__u32 mode;                 /* enum hs_mode: the operator's switch */
 };
-_Static_assert(sizeof(struct hs_config) == 26 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 27 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
 enum hs_retreat_on { HS_RETREAT_ON_ANY_LOSS = 0, HS_RETREAT_ON_QUEUE = 1 };
 enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2 };
+/* on: the accelerations run. off (`headstart off`): no jump, no SUSS round above 2x, no
+ * window override: every flow is the kernel's Cubic/BBR (entries are still stored).
+ * shadow: look up and record what a start would have done, start as the kernel. */
+enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

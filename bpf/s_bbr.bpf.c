@@ -158,7 +158,7 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 	min_rtt = bbr_of(sk)->min_rtt_us;
 	if (min_rtt == ~0U)
 		min_rtt = 0;
-	hs_store(sk, HS_CC_S_BBR, &cfg, bbr_bw_bytes_per_sec(sk), min_rtt, 1);
+	hs_store(sk, HS_CC_S_BBR, &cfg, &flow->start, bbr_bw_bytes_per_sec(sk), min_rtt, 1);
 }
 
 SEC("struct_ops")

@@ -194,7 +194,7 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	hs_finish(HS_CC_S_CUBIC, &flow->start);
 	cfg = hs_get_config();
 	gcbe_finish(&flow->gcbe);
-	hs_store(sk, HS_CC_S_CUBIC, &cfg, cfg.gcbe_median ? gcbe_median(&flow->gcbe) : gcbe_best(&flow->gcbe),
+	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, cfg.gcbe_median ? gcbe_median(&flow->gcbe) : gcbe_best(&flow->gcbe),
 		 flow->min_rtt_us, 0);
 }
 

@@ -9,6 +9,7 @@
 #define HS_STATEFUL_H
 
 #include "lib/resume.h"
+#include "lib/shadow.h"
 #include "lib/store.h"
 #include "pacing.h"
 #include "path_table.h"
@@ -23,10 +24,23 @@ struct hs_start {
 	__u8 rwnd_marked;           /* 1 if key is in hs_rwnd */
 	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow */
 	__u8 retreat_counted;       /* the retreat's cause was counted */
-	__u8 pad[3];
+	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
+	__u8 pad[2];
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
+	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
 };
+
+/* hs_outcomes: how the start goes, for the lab and `headstart flows`; written when it
+ * is decided, when the resume ends and at release. */
+static __always_inline void hs_log(enum hs_cc_id cc, const struct hs_start *st, __u32 released)
+{
+	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
+				     .pipe_pkts = st->resume.pipe_pkts, .phase = st->resume.phase, .released = released,
+				     .cached_bw_bytes_per_s = st->cached_Bps };
+
+	bpf_map_update_elem(&hs_outcomes, &st->key, &o, BPF_ANY);
+}
 
 static __always_inline struct tcp_sock *hs_tcp_sk(const struct sock *sk)
 {
@@ -90,13 +104,15 @@ static __always_inline void hs_resume_over(enum hs_cc_id cc, struct hs_start *st
 	st->outcome = why;
 	hs_release_lease(st);
 	hs_unmark(st);
+	hs_log(cc, st, 0);
 }
 
-/* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump.
- * With cap_pacing the jump's rate is also made a ceiling, for controllers whose
- * pacing rate the kernel recomputes before the first ACK. Returns 1 on a jump. */
-static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				    int cap_pacing)
+/* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump
+ * (mode = on) or note what the jump would have been (shadow). With cap_pacing the
+ * jump's rate is also made a ceiling, for controllers whose pacing rate the kernel
+ * recomputes before the first ACK. Returns 1 on a jump. */
+static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				     int cap_pacing)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_recon_in in = {};
@@ -108,6 +124,11 @@ static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
+	if (cfg->mode == HS_MODE_OFF) {
+		hs_count(cc, HS_OFF);
+		st->outcome = HS_OFF;
+		return 0;
+	}
 	st->outcome = HS_MISSES;
 	hs_peer_addr(sk, &peer);
 	p = bpf_map_lookup_elem(&hs_paths, &peer);
@@ -125,8 +146,9 @@ static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs
 	in.rtt_match = cfg->rtt_match;
 	r = hs_reconnaissance(&in);
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
-	/* One resumer per entry: take the lease unless a flow took it in between. */
-	if (r == HS_RECON_JUMP && __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
+	/* One resumer per entry: take the lease unless a flow took it in between (a
+	 * shadow start takes none: it sends nothing of the entry's). */
+	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
 		r = HS_RECON_BUSY;
 	switch (r) {
 	case HS_RECON_JUMP:
@@ -152,8 +174,15 @@ static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs
 		hs_count(cc, st->outcome);
 		return 0;
 	}
+	st->cached_Bps = hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct);
+	if (cfg->mode == HS_MODE_SHADOW) {
+		st->shadow = 1;
+		st->outcome = HS_SHADOW_WOULD_JUMP;
+		hs_count(cc, HS_SHADOW_WOULD_JUMP);
+		return 0;
+	}
 	st->lease_ns = lease;
-	j = hs_jump_size(hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct), in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache,
+	j = hs_jump_size(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache,
 			 cfg->jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
 	hs_resume_jump(&st->resume, &j, tp->delivered);
 	hs_count(cc, HS_JUMPS);
@@ -172,6 +201,15 @@ static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs
 	if (cfg->rwnd_override != HS_RWND_OFF)
 		hs_mark(sk, st, j.cwnd);
 	return 1;
+}
+
+static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				    int cap_pacing)
+{
+	int jumped = hs_decide(sk, cc, st, cfg, cap_pacing);
+
+	hs_log(cc, st, 0);
+	return jumped;
 }
 
 /* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
@@ -291,17 +329,15 @@ static __always_inline void hs_on_ca_state(enum hs_cc_id cc, struct hs_start *st
 	hs_count(cc, why);
 	st->outcome = why;
 	st->retreat_counted = 1;
+	hs_log(cc, st, 0);
 }
 
 /* release: the override and the lease go, and the start's outcome is logged. */
 static __always_inline void hs_finish(enum hs_cc_id cc, struct hs_start *st)
 {
-	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
-				     .pipe_pkts = st->resume.pipe_pkts };
-
 	hs_unmark(st);
 	hs_release_lease(st);
-	bpf_map_update_elem(&hs_outcomes, &st->key, &o, BPF_ANY);
+	hs_log(cc, st, 1);
 }
 
 /* Termination: store {bw, min RTT} for the peer unless the knobs or the rules say no.
@@ -309,12 +345,20 @@ static __always_inline void hs_finish(enum hs_cc_id cc, struct hs_start *st)
  * create an entry but not overwrite one. What is stored follows lib/store.h: capped,
  * raised at most store_max_raise_pct per flow, and not lowered by more than an eighth
  * by a flow that lived in loss recovery (store_lossy_keep). An entry keeps its lease. */
-static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg, __u64 bw,
-				     __u32 min_rtt_us, int short_flow_rule)
+static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
+				     const struct hs_start *st, __u64 bw, __u32 min_rtt_us, int short_flow_rule)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_path *old, entry = {};
 	struct hs_addr peer;
+
+	/* Shadow mode's score: the entry against this flow's own estimate, where the
+	 * estimate is one the flow would have been allowed to store. */
+	if (st->shadow && hs_worth_storing(bw, min_rtt_us, tp->mss_cache) &&
+	    (!short_flow_rule || hs_bbr_may_overwrite(tp->bytes_acked, st->cached_Bps, min_rtt_us))) {
+		hs_count(cc, HS_SHADOW_SCORED);
+		hs_count(cc, HS_SHADOW_RATIO_0 + hs_shadow_bucket(st->cached_Bps, bw));
+	}
 
 	if (!cfg->store) {
 		hs_count(cc, HS_SKIPPED);

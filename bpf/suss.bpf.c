@@ -90,7 +90,7 @@ void BPF_PROG(suss_init, struct sock *sk)
 	cubictcp_init(sk);
 	hs_count(HS_CC_SUSS, HS_SUSS_FLOWS);
 	cfg = hs_get_config();
-	if (!cfg.suss)
+	if (!cfg.suss || cfg.mode != HS_MODE_ON)
 		return;
 	f = bpf_sk_storage_get(&suss_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!f)

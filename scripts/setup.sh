@@ -11,6 +11,8 @@ APT_PACKAGES=(
   clang llvm          # BPF C -> BPF object
   libelf-dev zlib1g-dev pkg-config make  # libbpf (vendored by libbpf-sys) builds against these
   bpftool             # vmlinux.h from the running kernel's BTF
+  prometheus          # promtool: `headstart metrics` is checked with it (the server is never started)
+  systemd             # systemd-analyze: the unit files are verified with it
 )
 
 missing=()

@@ -28,6 +28,34 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The kill switch: no more jumps or SUSS acceleration, the window override detached
+    /// from every interface; flows become the kernel's Cubic/BBR (entries still stored).
+    Off,
+    /// Undo `off` (and `shadow`): the accelerations again, the window override on the
+    /// configured interfaces.
+    On {
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Shadow mode: flows start as the kernel's; what each start would have done, and how
+    /// far the cached rate was from what the flow measured, are counted (status, metrics).
+    Shadow,
+    /// Counters, table and mode in the Prometheus text format (node_exporter textfile).
+    Metrics,
+    /// The live flows of headstart's controllers: start, phase, start window, cached and
+    /// measured rate.
+    Flows {
+        /// Network namespace (by name, as `ip netns` lists it).
+        #[arg(long)]
+        netns: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Can this machine run headstart? One line per requirement; exit 1 if one is missing.
+    Check {
+        #[arg(long)]
+        json: bool,
+    },
     /// Keep the table and knobs in the state directory now (the service's timer runs it).
     Save {
         #[arg(long)]

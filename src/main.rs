@@ -95,6 +95,40 @@ fn dispatch(cli: Cli) -> Result<()> {
                 )
             })
         }
+        Command::Off => {
+            set_mode("off")?;
+            let detached = service::detach_everywhere()?;
+            println!("headstart is off: flows start as the kernel's{}", if detached.is_empty() { String::new() } else { format!("; window override detached from {}", detached.join(", ")) });
+            Ok(())
+        }
+        Command::On { config } => {
+            let cfg = service::Config::load(config.as_deref())?;
+            set_mode("on")?;
+            for dev in &cfg.interfaces {
+                bpf::attach_rwnd(dev, None)?;
+            }
+            println!("headstart is on{}", if cfg.interfaces.is_empty() { String::new() } else { format!("; window override on {}", cfg.interfaces.join(", ")) });
+            Ok(())
+        }
+        Command::Shadow => {
+            set_mode("shadow")?;
+            println!("headstart is in shadow mode: flows start as the kernel's; `headstart status` and `headstart metrics` show how right the table would have been");
+            Ok(())
+        }
+        Command::Metrics => {
+            print!("{}", headstart::prometheus::render()?);
+            Ok(())
+        }
+        Command::Flows { netns, json } => {
+            let f = headstart::flows::flows(netns.as_deref())?;
+            show(&f, json, |f| headstart::flows::text(f))
+        }
+        Command::Check { json } => {
+            let reqs = headstart::check::check();
+            show(&reqs, json, |r| headstart::check::text(r))?;
+            anyhow::ensure!(headstart::check::all_met(&reqs), "a requirement is missing");
+            Ok(())
+        }
         Command::Save { config } => {
             let cfg = service::Config::load(config.as_deref())?;
             println!("kept {} table entries and the knobs in {}", service::save(&cfg)?, cfg.state_dir.display());
@@ -137,6 +171,14 @@ fn dispatch(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The operator's mode, written into the knob record in one update.
+fn set_mode(mode: &str) -> Result<()> {
+    sys::require_root()?;
+    let mut knobs = bpf::read_knobs()?;
+    knobs.set(&format!("mode={mode}"))?;
+    bpf::write_knobs(&knobs)
 }
 
 fn parse_addr(text: &str) -> Result<std::net::IpAddr> {

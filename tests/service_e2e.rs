@@ -156,3 +156,158 @@ fn the_systemd_units_verify() {
     let ours: Vec<&str> = err.lines().filter(|l| l.contains("headstart")).collect();
     assert!(out.status.success() && ours.is_empty(), "systemd-analyze verify: {err}");
 }
+
+/// One counter of one controller, from `status --json`.
+fn counter(cc: &str, name: &str) -> u64 {
+    let st = json(&["status", "--json"]);
+    let c = st["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed").clone();
+    c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
+}
+
+/// Warm 1 MB s_cubic flows at 100 Mbit/s, 20 ms (each measured flow after one to the
+/// same peer), and the measured rows.
+fn warm_sweep(f: &Fresh, name: &str) -> Vec<headstart::lab::metrics::FlowRow> {
+    let out = f.path(name);
+    ok(&["lab", "sweep", "--cc", "s_cubic", "--sizes", "1m", "--reps", "2", "--warm", "--rate", "100mbit", "--rtt", "20ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    common::measured(&out)
+}
+
+fn tc_filters(dev: &str) -> String {
+    let out = std::process::Command::new("tc").args(["filter", "show", "dev", dev, "ingress"]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn off_makes_every_flow_the_kernels_and_on_brings_the_jumps_back() {
+    let f = Fresh::new("off");
+    ok(&["load"]);
+    // An interface of our own in this namespace, to see `off` detach the override.
+    let dev = "hs-e2e-off0";
+    let _ = std::process::Command::new("ip").args(["link", "del", dev]).output();
+    assert!(std::process::Command::new("ip").args(["link", "add", dev, "type", "veth", "peer", "name", "hs-e2e-off1"]).status().unwrap().success());
+    struct Link(&'static str);
+    impl Drop for Link {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("ip").args(["link", "del", self.0]).output();
+        }
+    }
+    let _link = Link(dev);
+    ok(&["attach", "--dev", dev]);
+    assert!(tc_filters(dev).contains("hs_rwnd"), "attached: {}", tc_filters(dev));
+
+    assert!(ok(&["off"]).contains(dev), "off names what it detached");
+    assert!(!tc_filters(dev).contains("hs_rwnd"), "off detaches the override everywhere");
+    assert_eq!(json(&["config", "--json"])["mode"], "off");
+    let rows = warm_sweep(&f, "off");
+    assert_eq!(counter("s_cubic", "jumps"), 0, "no jump while off");
+    assert!(counter("s_cubic", "off") >= 4, "every flow counted as started off");
+    assert!(counter("s_cubic", "stores") >= 1, "entries are still stored while off");
+    for r in &rows {
+        assert_eq!(r.resume.as_deref(), Some("off"), "{r:?}");
+        assert!(r.jump_cwnd.unwrap_or(0) == 0, "{r:?}");
+    }
+    let suss_accel = counter("suss", "accelerated_rounds");
+    let out = f.path("suss-off");
+    ok(&["lab", "sweep", "--cc", "suss", "--sizes", "1m", "--reps", "1", "--rate", "100mbit", "--rtt", "50ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    assert_eq!(counter("suss", "accelerated_rounds"), suss_accel, "no SUSS acceleration while off");
+
+    ok(&["on"]);
+    assert_eq!(json(&["config", "--json"])["mode"], "on");
+    let rows = warm_sweep(&f, "on");
+    assert!(counter("s_cubic", "jumps") >= 1, "jumps again once on");
+    assert!(rows.iter().any(|r| r.jump_cwnd.unwrap_or(0) > 10), "{rows:?}");
+}
+
+#[test]
+fn shadow_mode_starts_as_the_kernel_and_scores_the_table_and_metrics_show_it() {
+    let f = Fresh::new("shadow");
+    ok(&["load"]);
+    let check = |text: &str| {
+        let mut child = std::process::Command::new("promtool")
+            .args(["check", "metrics"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("promtool (Debian package prometheus)");
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "promtool check metrics: {}{}\n{text}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    };
+    let sample = |text: &str, name: &str| -> f64 {
+        text.lines().find(|l| l.starts_with(name)).and_then(|l| l.rsplit(' ').next()).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {name} in\n{text}"))
+    };
+    let before = ok(&["metrics"]);
+    check(&before);
+    assert_eq!(sample(&before, "headstart_flows_total{cc=\"s_cubic\"}"), 0.0);
+
+    ok(&["shadow"]);
+    let rows = warm_sweep(&f, "shadow");
+    assert_eq!(counter("s_cubic", "jumps"), 0, "shadow starts as the kernel");
+    assert!(counter("s_cubic", "shadow_would_jump") >= 1, "what a start would have done is counted");
+    assert!(counter("s_cubic", "shadow_scored") >= 1, "and scored at release");
+    assert!(rows.iter().any(|r| r.resume.as_deref() == Some("shadow_would_jump")), "{rows:?}");
+    assert!(rows.iter().all(|r| r.jump_cwnd.unwrap_or(0) == 0), "{rows:?}");
+    assert!(ok(&["status"]).contains("shadow: cached/measured"), "status shows the histogram");
+
+    let after = ok(&["metrics"]);
+    check(&after);
+    assert!(sample(&after, "headstart_flows_total{cc=\"s_cubic\"}") >= 4.0, "counters move with traffic:\n{after}");
+    assert!(sample(&after, "headstart_shadow_would_jump_total{cc=\"s_cubic\"}") >= 1.0);
+    assert!(sample(&after, "headstart_shadow_estimate_ratio_count{cc=\"s_cubic\"}") >= 1.0);
+    assert!(sample(&after, "headstart_table_entries") >= 1.0);
+    assert_eq!(sample(&after, "headstart_mode{mode=\"shadow\"}"), 1.0);
+}
+
+#[test]
+fn flows_shows_a_live_headstart_flow() {
+    let f = Fresh::new("flows");
+    ok(&["load"]);
+    // A 4 MB flow through 10 Mbit/s takes over 3 s: long enough to be seen live.
+    let out = f.path("live");
+    let mut child = std::process::Command::new(BIN)
+        .args(["lab", "sweep", "--cc", "s_cubic", "--sizes", "4m", "--reps", "1", "--rate", "10mbit", "--rtt", "50ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ns = format!("hslab-{}-srv", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut seen = None;
+    while std::time::Instant::now() < deadline && seen.is_none() {
+        if Path::new("/var/run/netns").join(&ns).exists() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&String::from_utf8_lossy(&hs(&["flows", "--netns", &ns, "--json"]).stdout)) {
+                seen = v.as_array().and_then(|a| a.iter().find(|x| x["bytes_acked"].as_u64().unwrap_or(0) > 100_000).cloned());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let flow = seen.expect("a live s_cubic flow listed by `headstart flows`");
+    assert_eq!(flow["cc"], "s_cubic", "{flow}");
+    assert_eq!(flow["start"], "misses", "a cold flow: a miss, from hs_outcomes: {flow}");
+    assert_eq!(flow["phase"], "none", "{flow}");
+    assert!(flow["cwnd"].as_u64().unwrap() > 0 && flow["srtt_us"].as_u64().unwrap() >= 50_000, "{flow}");
+    assert!(flow["delivery_rate_bytes_per_s"].as_u64().unwrap() > 0, "{flow}");
+    assert!(flow["peer"].as_str().unwrap().starts_with("10."), "{flow}");
+    fails(&["flows", "--netns", "no/such"], "not a namespace name");
+}
+
+#[test]
+fn check_reports_every_requirement() {
+    let _f = Fresh::new("check");
+    let v = json(&["check", "--json"]);
+    let names: Vec<&str> = v.as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    for n in ["root", "kernel", "btf", "struct_ops", "cubic kfuncs", "bbr kfuncs", "bpffs", "tc cls_bpf"] {
+        assert!(names.contains(&n), "{n} checked: {v}");
+    }
+    // This machine runs headstart (the other tests prove it): everything met.
+    assert!(v.as_array().unwrap().iter().all(|r| r["state"] != "missing"), "{v}");
+    // Not root: that requirement is missing, exit 1.
+    let out = std::process::Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN, "check"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("MISSING root"), "{text}");
+}

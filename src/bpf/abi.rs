@@ -71,6 +71,9 @@ c_record! {
         pub outcome: u32,
         pub jump_cwnd: u32,
         pub pipe_pkts: u32,
+        pub phase: u32,
+        pub released: u32,
+        pub cached_bw_bytes_per_s: u64,
     }
 }
 
@@ -113,7 +116,21 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
     "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
     "retreat_rate" = "HS_RETREAT_RATE", "loss_no_queue" = "HS_LOSS_NO_QUEUE",
+    "off" = "HS_OFF", "shadow_would_jump" = "HS_SHADOW_WOULD_JUMP", "shadow_scored" = "HS_SHADOW_SCORED",
+    "shadow_ratio_lt_0.25" = "HS_SHADOW_RATIO_0", "shadow_ratio_lt_0.5" = "HS_SHADOW_RATIO_0 + 1",
+    "shadow_ratio_lt_0.8" = "HS_SHADOW_RATIO_0 + 2", "shadow_ratio_lt_0.91" = "HS_SHADOW_RATIO_0 + 3",
+    "shadow_ratio_le_1.1" = "HS_SHADOW_RATIO_0 + 4", "shadow_ratio_le_1.25" = "HS_SHADOW_RATIO_0 + 5",
+    "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
+    "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8",
 ];
+
+/// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
+/// each bucket's upper bound on cached / measured (the last is open).
+pub const SHADOW_FIRST_BUCKET: &str = "shadow_ratio_lt_0.25";
+pub const SHADOW_BUCKET_EDGES: [f64; 8] = [0.25, 0.5, 0.8, 0.91, 1.1, 1.25, 2.0, 4.0];
+
+/// enum hs_phase, by value.
+pub const PHASES: &[&str] = &["none", "unvalidated", "validating", "normal", "retreat"];
 
 /// enum hs_suss_counter.
 pub const SUSS_COUNTERS: &[Counter] = counters![
@@ -273,6 +290,12 @@ pub const KNOBS: &[Knob] = &[
         default: 0,
         doc: "Safe Retreat on any loss while resuming (the RFC), or only when the RTT shows a queue",
     },
+    Knob {
+        name: "mode",
+        kind: KnobKind::Choice(&[("on", 0), ("off", 1), ("shadow", 2)]),
+        default: 0,
+        doc: "on; off (`headstart off`): no jump, no SUSS acceleration, every flow the kernel's Cubic/BBR; shadow: look up, record what a start would have done and its error, start as the kernel",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.
@@ -418,7 +441,7 @@ mod tests {
     /// Compiles a C program that prints every size, offset and constant the tool
     /// relies on, as the C compiler sees records.h, and returns them by name.
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
-        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
         for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
@@ -438,6 +461,11 @@ mod tests {
                 c.push_str(&format!("P(\"{0}\", {0});\n", ctr.c_name));
             }
         }
+        for (i, e) in SHADOW_BUCKET_EDGES.iter().enumerate() {
+            let at = (e * 1e6).round() as u64;
+            c.push_str(&format!("P(\"shadow.below.{i}\", hs_shadow_bucket({}ULL, 1000000ULL));\nP(\"shadow.above.{i}\", hs_shadow_bucket({}ULL, 1000000ULL));\n", at - 1, at + 1));
+        }
+        c.push_str("P(\"HS_SHADOW_BUCKETS\", HS_SHADOW_BUCKETS);\n");
         c.push_str("P(\"HS_STATEFUL_COUNTERS\", HS_STATEFUL_COUNTERS);\nP(\"HS_SUSS_COUNTERS\", HS_SUSS_COUNTERS);\nreturn 0; }\n");
 
         let dir = std::env::temp_dir().join(format!("headstart-layout-{}-{}", std::process::id(), extra_c.len()));
@@ -457,7 +485,7 @@ mod tests {
         String::from_utf8_lossy(&run.stdout)
             .lines()
             .map(|l| {
-                let (k, v) = l.split_once(' ').unwrap();
+                let (k, v) = l.rsplit_once(' ').unwrap();
                 (k.to_string(), v.parse().unwrap())
             })
             .collect()
@@ -500,6 +528,14 @@ mod tests {
                 want(ctr.c_name.to_string(), i as u64);
             }
         }
+        // Shadow mode's histogram: the tool's bucket bounds are the BPF function's.
+        want("HS_SHADOW_BUCKETS".into(), SHADOW_BUCKET_EDGES.len() as u64 + 1);
+        for i in 0..SHADOW_BUCKET_EDGES.len() {
+            want(format!("shadow.below.{i}"), i as u64);
+            want(format!("shadow.above.{i}"), i as u64 + 1);
+        }
+        let first = STATEFUL_COUNTERS.iter().position(|c| c.name == SHADOW_FIRST_BUCKET).unwrap();
+        assert_eq!(STATEFUL_COUNTERS[first].c_name, "HS_SHADOW_RATIO_0");
         want("HS_STATEFUL_COUNTERS".into(), STATEFUL_COUNTERS.len() as u64);
         want("HS_SUSS_COUNTERS".into(), SUSS_COUNTERS.len() as u64);
         assert!(wrong.is_empty(), "records.h and src/bpf/abi.rs disagree:\n{}", wrong.join("\n"));

@@ -114,12 +114,21 @@ pub fn status() -> Result<Status> {
 impl Status {
     pub fn text(&self) -> String {
         let mut s = format!("default congestion control: {}\n", self.default_cc);
+        if let Some(mode) = self.knobs.as_ref().and_then(|k| k.0.get("mode")).and_then(Value::as_str) {
+            s.push_str(&format!("mode: {mode}\n"));
+        }
         for c in &self.controllers {
             s.push_str(&format!("{:<8} {}", c.name, if c.loaded { "loaded    " } else { "not loaded" }));
-            for (k, v) in &c.counters {
+            for (k, v) in c.counters.iter().filter(|(k, _)| !k.starts_with("shadow_ratio_")) {
                 s.push_str(&format!("  {k} {v}"));
             }
             s.push('\n');
+            // Shadow mode's histogram, once there is something in it.
+            if c.counters.get("shadow_scored").and_then(Value::as_u64).unwrap_or(0) > 0 {
+                let buckets: Vec<String> =
+                    c.counters.iter().filter_map(|(k, v)| k.strip_prefix("shadow_ratio_").map(|b| format!("{} {v}", b.replace('_', " ")))).collect();
+                s.push_str(&format!("{:<8} shadow: cached/measured  {}\n", c.name, buckets.join(" | ")));
+            }
         }
         match &self.table {
             Some(t) => s.push_str(&format!("path table: {} of {} entries ({})\n", t.entries, t.capacity, t.pin)),

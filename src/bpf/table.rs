@@ -84,6 +84,7 @@ impl SavedTable {
 }
 
 /// A validated save file: (peer, entry, age when saved in s), and when it was saved.
+#[derive(Debug)]
 pub struct ParsedTable {
     pub saved_unix_s: u64,
     pub records: Vec<(IpAddr, PathEntry, f64)>,

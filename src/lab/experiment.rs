@@ -577,7 +577,7 @@ mod tests {
 
     #[test]
     fn peers_per_client_that_would_overflow_is_refused() {
-        let text = "[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"cubic\"]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\nclients = 2\npeers_per_client = 18446744073709551615\n";
+        let text = "[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"cubic\"]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\nclients = 3\npeers_per_client = 9223372036854775807\n";
         let err = toml::from_str::<ExperimentText>(text).unwrap().validate().unwrap_err();
         assert!(err.to_string().contains("peers_per_client"), "{err}");
     }

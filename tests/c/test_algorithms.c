@@ -5,6 +5,7 @@
 #include "../../bpf/lib/gcbe.h"
 #include "../../bpf/lib/startup.h"
 #include "../../bpf/lib/suss.h"
+#include "../../bpf/lib/shadow.h"
 #include "check.h"
 
 static int near(double got, double want, double rel)
@@ -233,10 +234,26 @@ static void test_suss_conditions(void)
 	CHECK(suss_growth_factor(1000, 10, 10, 0, 0, 1, 1) == 2, "no min RTT yet");
 }
 
+/* Shadow mode's histogram at its edges: cached / measured. */
+static void test_shadow_buckets(void)
+{
+	const __u64 m = 12500000; /* 100 Mbit/s measured */
+
+	CHECK(hs_shadow_bucket(m, m) == 4, "exact is right");
+	CHECK(hs_shadow_bucket(m * 110 / 100, m) == 4 && hs_shadow_bucket(m * 110 / 100 + 1, m) == 5, "+10 %% edge");
+	CHECK(hs_shadow_bucket(m * 91 / 100, m) == 4 && hs_shadow_bucket(m * 91 / 100 - 1, m) == 3, "-9 %% edge");
+	CHECK(hs_shadow_bucket(m / 4 - 1, m) == 0 && hs_shadow_bucket(m / 4, m) == 1, "0.25 edge");
+	CHECK(hs_shadow_bucket(m * 2, m) == 6 && hs_shadow_bucket(m * 2 + 1, m) == 7, "2x edge");
+	CHECK(hs_shadow_bucket(m * 4, m) == 7 && hs_shadow_bucket(m * 10, m) == 8, "10x: the open bucket");
+	CHECK(hs_shadow_bucket(1ULL << 40, 1) == 8 && hs_shadow_bucket(1, 1ULL << 40) == 0, "extremes, no overflow");
+	CHECK(hs_shadow_bucket(m, 0) == HS_SHADOW_BUCKETS - 1, "nothing measured: the open bucket");
+}
+
 int main(void)
 {
 	test_suss_worked_example();
 	test_suss_conditions();
+	test_shadow_buckets();
 	test_cwnd_limited_rounds();
 	test_no_gap_at_all();
 	test_one_ack_cycles_do_not_close();

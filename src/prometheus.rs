@@ -1,0 +1,166 @@
+//! `headstart metrics`: the counters, the table and the operator's mode in the
+//! Prometheus text format (0.0.4), for node_exporter's textfile collector:
+//!   headstart metrics > /var/lib/node_exporter/textfile_collector/headstart.prom.$$ &&
+//!   mv ... headstart.prom
+//! Every counter slot of records.h maps to one family and label here (a unit test
+//! keeps the mapping complete); units are in the names (bytes, seconds, entries).
+
+use crate::bpf::{self, abi};
+use anyhow::Result;
+use std::fmt::Write;
+
+/// A family: name, type, help.
+struct Family {
+    name: &'static str,
+    kind: &'static str,
+    help: &'static str,
+}
+
+const FAMILIES: &[Family] = &[
+    Family { name: "headstart_flows_total", kind: "counter", help: "Flows started with a headstart congestion control." },
+    Family { name: "headstart_table_lookups_total", kind: "counter", help: "Path table lookups at a flow's start, by result (hit, miss)." },
+    Family { name: "headstart_stores_total", kind: "counter", help: "Flow estimates at release, by what happened (stored, discarded: not worth storing, skipped: by rule)." },
+    Family { name: "headstart_reconnaissance_total", kind: "counter", help: "Careful Resume Reconnaissance decisions that refused a jump, by reason." },
+    Family { name: "headstart_jumps_total", kind: "counter", help: "Careful Resume jumps (Unvalidated entered)." },
+    Family { name: "headstart_resume_ends_total", kind: "counter", help: "How resumes ended: validated, rate_limited, or Safe Retreat by cause (retreat_loss, retreat_ecn, retreat_rto, retreat_rate)." },
+    Family { name: "headstart_loss_no_queue_total", kind: "counter", help: "Losses while resuming with no queue in the RTT, answered as the kernel would (retreat_on=queue)." },
+    Family { name: "headstart_off_flows_total", kind: "counter", help: "Flows started as the kernel's because mode=off." },
+    Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
+    Family { name: "headstart_shadow_estimate_ratio", kind: "histogram", help: "mode=shadow: the cached rate over the rate the flow measured itself (1 = the entry was right)." },
+    Family { name: "headstart_suss_rounds_total", kind: "counter", help: "SUSS slow-start rounds, by kind (accelerated: grown by more than 2x, normal)." },
+    Family { name: "headstart_suss_exits_total", kind: "counter", help: "How SUSS flows left slow start or SUSS (train, delay, loss)." },
+    Family { name: "headstart_controller_loaded", kind: "gauge", help: "1 if the congestion control is registered in the kernel." },
+    Family { name: "headstart_table_entries", kind: "gauge", help: "Entries in the per-peer path table." },
+    Family { name: "headstart_table_capacity_entries", kind: "gauge", help: "Capacity of the path table (LRU)." },
+    Family { name: "headstart_table_oldest_entry_age_seconds", kind: "gauge", help: "Age of the oldest path table entry." },
+    Family { name: "headstart_rwnd_rewrites_total", kind: "counter", help: "ACKs whose receive window the tc override opened." },
+    Family { name: "headstart_mode", kind: "gauge", help: "The operator's mode (on, off, shadow): 1 for the one in force." },
+];
+
+/// Where a counter slot goes: its family and its extra label (None: no label).
+fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static str)>)> {
+    let f = |name, label| Some((name, label));
+    match counter {
+        "flows" => f("headstart_flows_total", None),
+        "hits" => f("headstart_table_lookups_total", Some(("result", "hit"))),
+        "misses" => f("headstart_table_lookups_total", Some(("result", "miss"))),
+        "stores" => f("headstart_stores_total", Some(("result", "stored"))),
+        "discards" => f("headstart_stores_total", Some(("result", "discarded"))),
+        "skipped" => f("headstart_stores_total", Some(("result", "skipped"))),
+        "expired" => f("headstart_reconnaissance_total", Some(("reason", "expired"))),
+        "reject_no_rtt" => f("headstart_reconnaissance_total", Some(("reason", "no_rtt"))),
+        "reject_rtt_shorter" => f("headstart_reconnaissance_total", Some(("reason", "rtt_shorter"))),
+        "reject_rtt_longer" => f("headstart_reconnaissance_total", Some(("reason", "rtt_longer"))),
+        "reject_busy" => f("headstart_reconnaissance_total", Some(("reason", "busy"))),
+        "jumps" => f("headstart_jumps_total", None),
+        "rate_limited" => f("headstart_resume_ends_total", Some(("end", "rate_limited"))),
+        "validated" => f("headstart_resume_ends_total", Some(("end", "validated"))),
+        "retreat_loss" => f("headstart_resume_ends_total", Some(("end", "retreat_loss"))),
+        "retreat_ecn" => f("headstart_resume_ends_total", Some(("end", "retreat_ecn"))),
+        "retreat_rto" => f("headstart_resume_ends_total", Some(("end", "retreat_rto"))),
+        "retreat_rate" => f("headstart_resume_ends_total", Some(("end", "retreat_rate"))),
+        "loss_no_queue" => f("headstart_loss_no_queue_total", None),
+        "off" => f("headstart_off_flows_total", None),
+        "shadow_would_jump" => f("headstart_shadow_would_jump_total", None),
+        // suss
+        "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),
+        "normal_rounds" => f("headstart_suss_rounds_total", Some(("kind", "normal"))),
+        "train_exits" => f("headstart_suss_exits_total", Some(("reason", "train"))),
+        "delay_exits" => f("headstart_suss_exits_total", Some(("reason", "delay"))),
+        "loss_stops" => f("headstart_suss_exits_total", Some(("reason", "loss"))),
+        _ => None,
+    }
+}
+
+/// The histogram's own slots (shadow_scored and the buckets), written by `histogram`.
+fn is_histogram_slot(counter: &str) -> bool {
+    counter == "shadow_scored" || counter.starts_with("shadow_ratio_")
+}
+
+/// The metrics text. Works with nothing loaded (controller_loaded 0, no table).
+pub fn render() -> Result<String> {
+    crate::sys::require_root()?;
+    let mut samples: Vec<(&'static str, String)> = Vec::new();
+    for c in bpf::CONTROLLERS {
+        let cc = c.name();
+        samples.push(("headstart_controller_loaded", format!("headstart_controller_loaded{{cc=\"{cc}\"}} {}", u8::from(bpf::is_loaded(cc)))));
+        let Ok(values) = bpf::counters(c.abi) else { continue };
+        for (counter, v) in c.abi.counters.iter().zip(&values) {
+            if is_histogram_slot(counter.name) {
+                continue;
+            }
+            if let Some((family, label)) = slot(counter.name) {
+                let extra = label.map(|(k, v)| format!(",{k}=\"{v}\"")).unwrap_or_default();
+                samples.push((family, format!("{family}{{cc=\"{cc}\"{extra}}} {v}")));
+            }
+        }
+        if let Some(first) = c.abi.counters.iter().position(|k| k.name == abi::SHADOW_FIRST_BUCKET) {
+            let buckets = &values[first..first + abi::SHADOW_BUCKET_EDGES.len() + 1];
+            let mut cumulative = 0;
+            for (edge, n) in abi::SHADOW_BUCKET_EDGES.iter().zip(buckets) {
+                cumulative += n;
+                samples.push(("headstart_shadow_estimate_ratio", format!("headstart_shadow_estimate_ratio_bucket{{cc=\"{cc}\",le=\"{edge}\"}} {cumulative}")));
+            }
+            cumulative += buckets[abi::SHADOW_BUCKET_EDGES.len()];
+            samples.push(("headstart_shadow_estimate_ratio", format!("headstart_shadow_estimate_ratio_bucket{{cc=\"{cc}\",le=\"+Inf\"}} {cumulative}")));
+            // No _sum: the kernel keeps counts per bucket, not the ratios themselves.
+            samples.push(("headstart_shadow_estimate_ratio", format!("headstart_shadow_estimate_ratio_count{{cc=\"{cc}\"}} {cumulative}")));
+        }
+    }
+    if let Ok(m) = bpf::paths_map() {
+        let entries = bpf::table_entries()?;
+        let now = crate::sys::boot_ns();
+        let oldest = entries.iter().map(|(_, e)| now.saturating_sub(e.stored_ns)).max().unwrap_or(0);
+        samples.push(("headstart_table_entries", format!("headstart_table_entries {}", entries.len())));
+        samples.push(("headstart_table_capacity_entries", format!("headstart_table_capacity_entries {}", m.max_entries)));
+        samples.push(("headstart_table_oldest_entry_age_seconds", format!("headstart_table_oldest_entry_age_seconds {:.3}", oldest as f64 / 1e9)));
+        samples.push(("headstart_rwnd_rewrites_total", format!("headstart_rwnd_rewrites_total {}", bpf::rwnd_rewrites())));
+        if let Ok(k) = bpf::read_knobs() {
+            let mode = k.get("mode")?;
+            let (_, knob) = abi::knob("mode")?;
+            if let abi::KnobKind::Choice(choices) = &knob.kind {
+                for (name, v) in choices.iter() {
+                    samples.push(("headstart_mode", format!("headstart_mode{{mode=\"{name}\"}} {}", u8::from(*v == mode))));
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    for f in FAMILIES {
+        let lines: Vec<&String> = samples.iter().filter(|(n, _)| *n == f.name).map(|(_, l)| l).collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
+        let _ = writeln!(out, "# TYPE {} {}", f.name, f.kind);
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_slot_has_a_metric() {
+        for cc in abi::CONTROLLER_ABI {
+            for c in cc.counters {
+                assert!(is_histogram_slot(c.name) || slot(c.name).is_some(), "{}'s counter {} has no metric", cc.name, c.name);
+                if let Some((family, _)) = slot(c.name) {
+                    assert!(FAMILIES.iter().any(|f| f.name == family), "{family} is not declared");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn family_names_are_valid_and_counters_end_in_total() {
+        for f in FAMILIES {
+            assert!(f.name.chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{}", f.name);
+            assert_eq!(f.kind == "counter", f.name.ends_with("_total"), "{}", f.name);
+        }
+    }
+}
