@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 BIN := target/release/headstart
 
-.PHONY: setup build demo test unit-test e2e-test clean
+.PHONY: setup build demo test unit-test e2e-test deb clean
 setup:
 	bash scripts/setup.sh
 
@@ -27,6 +27,10 @@ e2e-test: build
 	scripts/keep-operator-state.sh cargo test --release --locked --test lab_e2e --test bpf_e2e --test service_e2e -- --test-threads=1
 
 test: unit-test e2e-test
+
+# A .deb: the binary (BPF objects embedded), systemd units, default config, man page, licenses.
+deb: build
+	scripts/build-deb.sh
 
 clean:
 	$(BIN) lab clean || true

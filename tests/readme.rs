@@ -38,3 +38,28 @@ fn the_layout_section_names_what_exists() {
         assert!(covered, "{f} is not in the README's layout section");
     }
 }
+
+/// Every command of the tool is in the man page and in the README.
+#[test]
+fn every_command_is_documented() {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_headstart")).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{commands:?}");
+    let man = std::fs::read_to_string(Path::new(ROOT).join("packaging/headstart.8")).unwrap();
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    for c in commands {
+        assert!(man.lines().any(|l| l.starts_with(&format!(".B {c}")) || l.starts_with(&format!(".BR {c} "))), "the man page lacks `{c}`");
+        assert!(readme.contains(&format!("headstart {c}")), "the README lacks `headstart {c}`");
+    }
+}

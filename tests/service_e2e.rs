@@ -311,3 +311,63 @@ fn check_reports_every_requirement() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("MISSING root"), "{text}");
 }
+
+fn run(program: &str, args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(program).args(args).output().unwrap_or_else(|e| panic!("{program}: {e}"));
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The .deb on this machine: built, installed, checked, brought up and down, purged.
+/// It installs into the real system, so it runs only where headstart is not installed
+/// as a package and has no state of an operator's (a fresh machine: CI); elsewhere it
+/// says why it did not run.
+#[test]
+fn the_deb_installs_and_runs() {
+    let _f = Fresh::new("deb");
+    let (installed, _) = run("dpkg", &["-s", "headstart"]);
+    let operator = ["/etc/headstart", "/var/lib/headstart", "/usr/bin/headstart"].iter().find(|p| Path::new(p).exists());
+    if installed || operator.is_some() {
+        eprintln!("the_deb_installs_and_runs: not run: headstart is installed here ({operator:?}); it runs on a fresh machine");
+        return;
+    }
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (ok_build, out) = run(&format!("{root}/scripts/build-deb.sh"), &[]);
+    assert!(ok_build, "build-deb.sh: {out}");
+    let deb = format!("{root}/{}", out.lines().last().unwrap().trim());
+    struct Purge;
+    impl Drop for Purge {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("dpkg").args(["--purge", "headstart"]).output();
+        }
+    }
+    let _purge = Purge;
+    let (ok_install, out) = run("dpkg", &["-i", &deb]);
+    assert!(ok_install, "dpkg -i: {out}");
+    let (_, files) = run("dpkg", &["-L", "headstart"]);
+    for f in [
+        "/usr/bin/headstart",
+        "/lib/systemd/system/headstart.service",
+        "/lib/systemd/system/headstart-save.timer",
+        "/etc/headstart/headstart.toml",
+        "/usr/share/doc/headstart/copyright",
+        "/usr/share/doc/headstart/LICENSE",
+        "/usr/share/doc/headstart/LICENSES/GPL-2.0",
+        "/usr/share/man/man8/headstart.8.gz",
+    ] {
+        assert!(files.lines().any(|l| l == f), "dpkg -L lacks {f}:\n{files}");
+    }
+    let (ok_check, out) = run("/usr/bin/headstart", &["check"]);
+    assert!(ok_check && out.contains("headstart can run here"), "{out}");
+    let (ok_verify, out) = run("systemd-analyze", &["verify", "--man=no", "/lib/systemd/system/headstart.service", "/lib/systemd/system/headstart-save.service", "/lib/systemd/system/headstart-save.timer"]);
+    assert!(ok_verify && !out.contains("headstart"), "{out}");
+    // The packaged config and the packaged binary: up, a save, down.
+    let (ok_up, out) = run("/usr/bin/headstart", &["up"]);
+    assert!(ok_up, "headstart up with the packaged config: {out}");
+    assert!(std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap().contains("s_cubic"));
+    let (ok_down, out) = run("/usr/bin/headstart", &["down"]);
+    assert!(ok_down, "{out}");
+    assert!(Path::new("/var/lib/headstart/state.json").exists());
+    let (ok_purge, out) = run("dpkg", &["--purge", "headstart"]);
+    assert!(ok_purge, "{out}");
+    assert!(!Path::new("/usr/bin/headstart").exists() && !Path::new("/var/lib/headstart").exists() && !Path::new("/etc/headstart").exists());
+}
