@@ -262,6 +262,16 @@ pub struct SweepArgs {
     /// mahimahi trace for the uplink.
     #[arg(long)]
     pub uplink_trace: Option<PathBuf>,
+    /// Random loss on the uplink (ACKs), e.g. 1%.
+    #[arg(long)]
+    pub uplink_loss: Option<String>,
+    /// Hold uplink deliveries (ACKs) to the next multiple of this period (e.g. 4ms):
+    /// ACK aggregation as over Wi-Fi or LTE.
+    #[arg(long)]
+    pub ack_aggregation: Option<String>,
+    /// The same on the downlink (data).
+    #[arg(long)]
+    pub aggregation: Option<String>,
     /// Use IPv6 between client and server.
     #[arg(long)]
     pub ipv6: bool,

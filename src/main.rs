@@ -251,7 +251,13 @@ fn lab(cmd: LabCommand) -> Result<()> {
         LabCommand::Sweep(a) => {
             let text = ExperimentText {
                 name: Some("sweep".into()),
-                link: LinkText { rate: Some(a.rate), rtt: a.rtt, buffer: a.buffer, loss: a.loss, trace: a.trace, uplink_trace: a.uplink_trace },
+                link: LinkText { rate: Some(a.rate), rtt: a.rtt, buffer: a.buffer, loss: a.loss,
+                    trace: a.trace,
+                    uplink_trace: a.uplink_trace,
+                    uplink_loss: a.uplink_loss,
+                    ack_aggregation: a.ack_aggregation,
+                    aggregation: a.aggregation,
+                },
                 workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, ipv6: a.ipv6 },
                 sample: a.sample,
                 seed: a.seed,

@@ -41,6 +41,9 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             loss: None,
             trace: trace.clone(),
             uplink_trace: None,
+            uplink_loss: None,
+            ack_aggregation: None,
+            aggregation: None,
         };
         let resolved = link.resolve()?;
         let bps = resolved.capacity_bps;

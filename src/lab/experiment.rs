@@ -30,6 +30,16 @@ pub struct LinkText {
     /// mahimahi trace for the uplink (ACKs); default: the downlink's rate or trace.
     #[serde(default)]
     pub uplink_trace: Option<PathBuf>,
+    /// Random loss on the uplink (ACKs), "1%".
+    #[serde(default)]
+    pub uplink_loss: Option<String>,
+    /// Uplink deliveries (ACKs) held to the next multiple of this period, "4ms": ACK
+    /// aggregation as over Wi-Fi or LTE.
+    #[serde(default)]
+    pub ack_aggregation: Option<String>,
+    /// The same on the downlink (data).
+    #[serde(default)]
+    pub aggregation: Option<String>,
 }
 
 fn default_buffer() -> String {
@@ -45,6 +55,9 @@ pub struct Link {
     pub rtt_ns: u64,
     pub buffer_bytes: u64,
     pub loss: f64,
+    pub uplink_loss: f64,
+    pub ack_aggregation_ns: u64,
+    pub aggregation_ns: u64,
     #[serde(skip)]
     pub down_rate: LinkRate,
     #[serde(skip)]
@@ -82,11 +95,17 @@ impl LinkText {
             "buffer {} is {buffer_bytes} bytes, smaller than one 1500-byte packet",
             self.buffer
         );
-        let loss = match &self.loss {
-            Some(l) => units::parse_probability(l).context("--loss")?,
-            None => 0.0,
+        let probability = |p: &Option<String>, what: &str| -> Result<f64> { p.as_deref().map(units::parse_probability).transpose().context(what.to_string()).map(|v| v.unwrap_or(0.0)) };
+        let loss = probability(&self.loss, "--loss")?;
+        let uplink_loss = probability(&self.uplink_loss, "--uplink-loss")?;
+        let period = |p: &Option<String>, what: &str| -> Result<u64> {
+            let ns = p.as_deref().map(units::parse_duration_ns).transpose().context(what.to_string())?.unwrap_or(0);
+            ensure!(ns == 0 || (100_000..=1_000_000_000).contains(&ns), "{what} must be between 0.1 ms and 1 s (or 0)");
+            Ok(ns)
         };
-        Ok(Link { text: self.clone(), capacity_bps, rtt_ns, buffer_bytes, loss, down_rate, up_rate })
+        let ack_aggregation_ns = period(&self.ack_aggregation, "--ack-aggregation")?;
+        let aggregation_ns = period(&self.aggregation, "--aggregation")?;
+        Ok(Link { text: self.clone(), capacity_bps, rtt_ns, buffer_bytes, loss, uplink_loss, ack_aggregation_ns, aggregation_ns, down_rate, up_rate })
     }
 }
 
@@ -99,13 +118,15 @@ impl Link {
             buffer_bytes: self.buffer_bytes,
             loss: self.loss,
             seed,
+            aggregation_ns: self.aggregation_ns,
         };
         let up = DirectionConfig {
             rate: self.up_rate.clone(),
             delay_ns: self.rtt_ns - one_way,
             buffer_bytes: self.buffer_bytes,
-            loss: 0.0,
+            loss: self.uplink_loss,
             seed: seed ^ 0x5eed,
+            aggregation_ns: self.ack_aggregation_ns,
         };
         (down, up)
     }
@@ -120,13 +141,17 @@ impl Link {
             (None, Some(r)) => r.clone(),
             _ => String::new(),
         };
-        format!(
-            "{rate}, RTT {}, buffer {} B ({}), loss {}%",
-            self.text.rtt,
-            self.buffer_bytes,
-            self.text.buffer,
-            self.loss * 100.0
-        )
+        let mut d = format!("{rate}, RTT {}, buffer {} B ({}), loss {}%", self.text.rtt, self.buffer_bytes, self.text.buffer, self.loss * 100.0);
+        if self.uplink_loss > 0.0 {
+            d.push_str(&format!(", uplink loss {}%", self.uplink_loss * 100.0));
+        }
+        if self.ack_aggregation_ns > 0 {
+            d.push_str(&format!(", ACK aggregation {} ms", self.ack_aggregation_ns as f64 / 1e6));
+        }
+        if self.aggregation_ns > 0 {
+            d.push_str(&format!(", downlink aggregation {} ms", self.aggregation_ns as f64 / 1e6));
+        }
+        d
     }
 
     /// Bandwidth-delay product in bytes.
@@ -509,7 +534,7 @@ mod tests {
 
     #[test]
     fn link_validation() {
-        let mut l = LinkText { rate: Some("100mbit".into()), rtt: "50ms".into(), buffer: "1bdp".into(), loss: None, trace: None, uplink_trace: None };
+        let mut l = LinkText { rate: Some("100mbit".into()), rtt: "50ms".into(), buffer: "1bdp".into(), loss: None, trace: None, uplink_trace: None, uplink_loss: None, ack_aggregation: None, aggregation: None };
         let r = l.resolve().unwrap();
         assert_eq!(r.buffer_bytes, 625_000);
         l.buffer = "1000".into();

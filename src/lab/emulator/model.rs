@@ -6,7 +6,9 @@
 //!   1. i.i.d. random loss (probability `loss`),
 //!   2. a drop-tail buffer of `buffer_bytes` (bytes waiting for or in transmission),
 //!   3. the link: a constant rate, or the delivery opportunities of a mahimahi trace,
-//!   4. a fixed one-way propagation delay.
+//!   4. a fixed one-way propagation delay,
+//!   5. optionally, aggregation: deliveries held to the next multiple of N ms, so that
+//!      they arrive in bursts as over Wi-Fi (A-MPDU) or LTE (ACKs of a subframe).
 //! Because the link is FIFO and the delay constant, a packet's departure and delivery
 //! times are known the moment it is accepted; the model computes them then and keeps
 //! the packets in one FIFO ordered by delivery time.
@@ -102,6 +104,8 @@ pub struct DirectionConfig {
     /// Probability in [0, 1) that a packet is lost before the buffer.
     pub loss: f64,
     pub seed: u64,
+    /// Deliveries held to the next multiple of this many ns of the link's clock (0: none).
+    pub aggregation_ns: u64,
 }
 
 /// What happened to a packet offered to the model.
@@ -210,7 +214,11 @@ impl<P: Copy> Direction<P> {
             return Verdict::DroppedBuffer;
         }
         let depart_ns = self.schedule_departure(now_ns, len as u64);
-        let deliver_ns = depart_ns + self.config.delay_ns;
+        // Rounding up keeps deliveries in departure order: the FIFO stays sorted.
+        let deliver_ns = match self.config.aggregation_ns {
+            0 => depart_ns + self.config.delay_ns,
+            a => (depart_ns + self.config.delay_ns).div_ceil(a) * a,
+        };
         self.queued_bytes += len as u64;
         self.fifo.push_back(InFlight { payload, len, arrive_ns: now_ns, depart_ns, deliver_ns });
         self.counters.accepted += 1;
@@ -328,6 +336,7 @@ mod tests {
             buffer_bytes: buffer,
             loss: 0.0,
             seed: 1,
+            aggregation_ns: 0,
         })
     }
 
@@ -338,6 +347,7 @@ mod tests {
             buffer_bytes: buffer,
             loss: 0.0,
             seed: 1,
+            aggregation_ns: 0,
         })
     }
 
@@ -431,6 +441,7 @@ mod tests {
                 buffer_bytes: u64::MAX / 2,
                 loss: 0.01,
                 seed,
+                aggregation_ns: 0,
             });
             let mut pattern = vec![];
             for i in 0..200_000u64 {
@@ -527,11 +538,41 @@ mod tests {
             buffer_bytes: u64::MAX / 2,
             loss: 0.0,
             seed: 0,
+            aggregation_ns: 0,
         });
         let mut last = 0;
         for i in 0..100_000u64 {
             last = accepted(d.offer(i, 1500, 0)).0;
         }
         assert_eq!(last, 100_000 * 1200); // 1.2 us per packet
+    }
+
+    #[test]
+    fn aggregation_delivers_in_bursts_at_multiples_of_the_period_in_order() {
+        // 10 Mbit/s: a 1500-byte packet every 1.2 ms; 10 ms one way; 4 ms aggregation.
+        let mut d = Direction::<u32>::new(DirectionConfig {
+            rate: LinkRate::Constant { bits_per_sec: 10_000_000 },
+            delay_ns: 10 * MS,
+            buffer_bytes: 1_000_000,
+            loss: 0.0,
+            seed: 0,
+            aggregation_ns: 4 * MS,
+        });
+        let mut delivers = vec![];
+        for i in 0..10u32 {
+            let (depart, deliver) = accepted(d.offer(0, 1500, i));
+            assert_eq!(deliver % (4 * MS), 0, "on the period");
+            assert!(deliver >= depart + 10 * MS && deliver < depart + 14 * MS, "held less than one period");
+            delivers.push(deliver);
+        }
+        assert!(delivers.windows(2).all(|w| w[0] <= w[1]), "in order: {delivers:?}");
+        // Departures every 1.2 ms, +10 ms: 11.2, 12.4 ... 22 ms -> bursts at 12, 16, 20, 24 ms
+        // (16.0 is on the period: it goes with the burst at 16).
+        assert_eq!(delivers, [12, 16, 16, 16, 16, 20, 20, 20, 24, 24].map(|m| m * MS));
+        let mut got = vec![];
+        while let Some(p) = d.pop_due(16 * MS) {
+            got.push(p.payload);
+        }
+        assert_eq!(got, [0, 1, 2, 3, 4], "a burst is released whole at its time");
     }
 }
