@@ -70,14 +70,15 @@ fn dispatch(cli: Cli) -> Result<()> {
             let r = service::up(&cfg)?;
             show(&r, json, |r| {
                 format!(
-                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on [{}], knobs {}",
+                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on {}, knobs: {} ones{}",
                     cfg.controllers.join(", "),
                     if r.loaded.is_empty() { "already".to_string() } else { format!("now: {}", r.loaded.join(", ")) },
                     r.default_cc,
                     r.restored_entries,
                     r.expired_entries,
-                    r.attached.join(", "),
-                    if r.knobs_from_state { "kept from the last save" } else { "at their defaults" }
+                    if r.attached.is_empty() { "no interface".to_string() } else { r.attached.join(", ") },
+                    r.knobs_from,
+                    if cfg.knobs.is_empty() { String::new() } else { format!(", then the config file's {}", cfg.knobs.join(" ")) }
                 )
             })
         }
@@ -86,11 +87,11 @@ fn dispatch(cli: Cli) -> Result<()> {
             let r = service::down(&cfg)?;
             show(&r, json, |r| {
                 format!(
-                    "down: {} table entries kept in {}, default congestion control {}, override detached from [{}], unregistered {}",
+                    "down: {} table entries kept in {}, default congestion control {}, override detached from {}, unregistered {}",
                     r.saved_entries,
                     cfg.state_dir.display(),
                     r.default_cc,
-                    r.detached.join(", "),
+                    if r.detached.is_empty() { "no interface".to_string() } else { r.detached.join(", ") },
                     if r.unloaded.is_empty() { "nothing".to_string() } else { r.unloaded.join(", ") }
                 )
             })

@@ -187,7 +187,9 @@ pub struct UpReport {
     pub restored_entries: usize,
     pub expired_entries: usize,
     pub attached: Vec<String>,
-    pub knobs_from_state: bool,
+    /// Where the knobs came from before the config file's: "live" (headstart was up),
+    /// "kept" (the last down/save), "defaults".
+    pub knobs_from: &'static str,
 }
 
 /// Applies the configuration and the kept state. Everything is read and validated
@@ -203,9 +205,10 @@ pub fn up(cfg: &Config) -> Result<UpReport> {
     }
     // The knobs in force if headstart is up already (a second `up`), else the kept ones.
     let live = bpf::read_knobs().ok().filter(|_| bpf::trusted_pin_dir().is_ok() && bpf::names().iter().any(|n| bpf::is_loaded(n)));
-    let mut knobs = match live {
-        Some(k) => k,
-        None => state.as_ref().map(State::knobs_checked).transpose()?.unwrap_or_default(),
+    let (mut knobs, knobs_from) = match (live, &state) {
+        (Some(k), _) => (k, "live"),
+        (None, Some(s)) => (s.knobs_checked()?, "kept"),
+        (None, None) => (Knobs::default(), "defaults"),
     };
     for a in &cfg.knobs {
         knobs.set(a)?;
@@ -215,7 +218,7 @@ pub fn up(cfg: &Config) -> Result<UpReport> {
     // `up` set it), then the one recorded then.
     let previous = if bpf::is_ours(&current) { state.as_ref().and_then(|s| s.previous_default_cc.clone()) } else { Some(current) };
 
-    let mut report = UpReport { knobs_from_state: state.is_some(), ..Default::default() };
+    let mut report = UpReport { knobs_from, ..Default::default() };
     report.loaded = bpf::load(&cfg.controllers, cfg.table_size)?;
     bpf::write_knobs(&knobs)?;
     if table_file.exists() {
