@@ -15,10 +15,17 @@ if [ -e /sys/fs/bpf/headstart/hs_paths ]; then
   size=$("$BIN" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["table"]["capacity"])')
   # None registered (unloaded, table kept): register all to restore, unregister after.
   controllers=$(printf '"%s",' ${loaded:-s_cubic s_bbr suss})
+  # Interfaces of this namespace with the window override: attached again after (the
+  # tests' purge leaves their filter on maps nothing marks any more).
+  ifaces=""
+  for dev in $(ls /sys/class/net); do
+    if tc filter show dev "$dev" ingress 2>/dev/null | grep -q hs_rwnd; then ifaces="$ifaces\"$dev\","; fi
+  done
   cat >"$keep/headstart.toml" <<TOML
 controllers = [${controllers%,}]
 table_size = $size
 state_dir = "$keep/state"
+interfaces = [${ifaces%,}]
 TOML
   if "$BIN" save --config "$keep/headstart.toml" >/dev/null; then
     had_state=1
