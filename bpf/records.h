@@ -128,8 +128,9 @@ struct hs_config {
 	__u32 store_lossy_keep;
 	__u32 retreat_on;           /* enum hs_retreat_on */
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
+	__u32 gcbe_merge_us;
 };
-_Static_assert(sizeof(struct hs_config) == 27 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 28 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

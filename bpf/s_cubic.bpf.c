@@ -99,6 +99,7 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	flow->last_delivered = delivered_bytes(hs_tcp_sk(sk));
 	cfg = hs_get_config();
 	flow->gcbe.min_span_us = cfg.gcbe_min_span_us;
+	flow->gcbe.merge_us = cfg.gcbe_merge_us;
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1);
 }

@@ -25,6 +25,16 @@
  *    the two ACK intervals of a 4 KB flow, ~100 us each, came back compressed by
  *    tens of microseconds of receiver and sender processing: "estimates" of 1.5 to
  *    10 times the bottleneck (BENCHMARKS.md).
+ *  - ACK bursts (merge_us, a knob, 0 = none): over Wi-Fi (A-MPDU) and LTE, ACKs come
+ *    back in bursts; an ACK's time then says when its burst was released, not when its
+ *    data crossed the bottleneck. ACKs within merge_us of the first ACK of a burst are
+ *    one arrival (its bytes summed, its time the last ACK's), and the estimator runs
+ *    on arrivals: the first arrival of a cycle is left out whole (its data crossed
+ *    before the cycle began), the gap removed takes the whole arrival after it, and
+ *    the arrival before the gap goes too, with its interval: the link went idle
+ *    during it, so it holds less than its interval's worth (a partial burst).
+ *    With no aggregation, merging ACKs a few tens of microseconds apart changes
+ *    nothing but the grain. Measured in the lab with 4-16 ms aggregation: BENCHMARKS.md.
  * Units: time in microseconds, bytes, bandwidth in bytes per second. */
 #ifndef HS_GCBE_H
 #define HS_GCBE_H
@@ -34,6 +44,7 @@
 #define GCBE_SAMPLES 5            /* L, eq. 8 */
 #define GCBE_MIN_CYCLE_ACKS 4     /* "more than 3 ACKs" before a cycle may close */
 #define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
+#define GCBE_ARRIVAL_MIN_US 4000  /* merge_us: an arrival's own rate counts over >= 4 ms */
 
 struct gcbe {
 	__u64 cycle_start_us;       /* h_{i,0} = t_i */
@@ -46,24 +57,41 @@ struct gcbe {
 	__u32 ring_next;            /* where the next estimate goes in samples[] */
 	__u32 min_span_us;          /* noise floor: shorter cycles give no estimate */
 	__u64 samples[GCBE_SAMPLES];/* ring of the last L estimates, bytes/s */
+	__u32 merge_us;             /* ACKs within this of a burst's first are one arrival (0: none) */
+	__u32 burst_open;           /* an arrival is being gathered */
+	__u64 burst_first_us;       /* its first ACK */
+	__u64 burst_last_us;        /* its last ACK: the arrival's time */
+	__u64 burst_bytes;          /* its bytes */
+	__u64 last_gap_us;          /* the previous arrival's interval and bytes (0: none counted) */
+	__u64 last_bytes;
+	__u64 pre_gap_us;           /* merge_us: the arrival before the longest gap, removed too */
+	__u64 pre_gap_bytes;
+	__u64 best_arrival;         /* merge_us: the fastest arrival of the cycle, bytes/s */
 };
 
 /* Eq. 7 for the current cycle; 0 when it is undefined (no time or no bytes left). */
 HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 {
 	__u64 span = g->last_ack_us - g->cycle_start_us;
+	__u64 gap_us = g->max_gap_us, gap_bytes = g->max_gap_bytes;
 	__u64 time_us, bytes;
 
-	if (span <= g->max_gap_us || g->bytes <= g->max_gap_bytes)
-		return 0;
-	time_us = span - g->max_gap_us;
-	if (time_us < g->min_span_us)
-		return 0;
-	bytes = g->bytes - g->max_gap_bytes;
+	if (g->merge_us) {
+		gap_us += g->pre_gap_us;
+		gap_bytes += g->pre_gap_bytes;
+	}
+	if (span <= gap_us || g->bytes <= gap_bytes || span - gap_us < g->min_span_us)
+		return g->best_arrival;
+	time_us = span - gap_us;
+	bytes = g->bytes - gap_bytes;
 	/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
 	if (bytes >= (1ULL << 44))
-		return bytes / time_us * HS_USEC_PER_SEC;
-	return bytes * HS_USEC_PER_SEC / time_us;
+		bytes = bytes / time_us * HS_USEC_PER_SEC;
+	else
+		bytes = bytes * HS_USEC_PER_SEC / time_us;
+	/* In bursts, a whole aggregation interval of a busy link is the rate itself:
+	 * slow start's short busy periods may hold one such interval and little else. */
+	return bytes > g->best_arrival ? bytes : g->best_arrival;
 }
 
 HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
@@ -84,12 +112,18 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us)
 	g->bytes = 0;
 	g->max_gap_us = 0;
 	g->max_gap_bytes = 0;
+	g->last_gap_us = 0;
+	g->last_bytes = 0;
+	g->pre_gap_us = 0;
+	g->pre_gap_bytes = 0;
+	g->best_arrival = 0;
 	g->acks = 1;
 }
 
-/* One ACK at now_us acknowledging `acked` bytes; cycle_us is the cycle length d.
- * Returns the estimate if this ACK closed a cycle with a defined estimate, else 0. */
-HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+/* One arrival (an ACK, or a burst of them) at now_us acknowledging `acked` bytes;
+ * cycle_us is the cycle length d. Returns the estimate if it closed a cycle with a
+ * defined estimate, else 0. */
+HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
 {
 	__u64 gap, est;
 
@@ -103,7 +137,14 @@ HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cyc
 	if (gap > g->max_gap_us || g->acks == 1) {
 		g->max_gap_us = gap;
 		g->max_gap_bytes = acked;
+		g->pre_gap_us = g->last_gap_us;     /* 0 when the previous is the first arrival */
+		g->pre_gap_bytes = g->last_bytes;
 	}
+	g->last_gap_us = gap;
+	g->last_bytes = acked;
+	if (g->merge_us && gap >= GCBE_ARRIVAL_MIN_US && acked < (1ULL << 44) &&
+	    acked * HS_USEC_PER_SEC / gap > g->best_arrival)
+		g->best_arrival = acked * HS_USEC_PER_SEC / gap;
 	g->bytes += acked;
 	g->last_ack_us = now_us;
 	g->acks++;
@@ -116,10 +157,39 @@ HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cyc
 	return est;
 }
 
-/* At termination: evaluate the unfinished cycle if it can say anything. */
+/* One ACK at now_us acknowledging `acked` bytes: an arrival of its own, or part of
+ * the burst being gathered (merge_us). Returns what gcbe_on_arrival returns for the
+ * arrival this ACK completed, else 0. */
+HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+{
+	__u64 est = 0;
+
+	if (!g->merge_us)
+		return gcbe_on_arrival(g, now_us, acked, cycle_us);
+	if (g->burst_open && now_us >= g->burst_first_us && now_us - g->burst_first_us <= g->merge_us) {
+		g->burst_bytes += acked;
+		g->burst_last_us = now_us;
+		return 0;
+	}
+	if (g->burst_open)
+		est = gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, cycle_us);
+	g->burst_open = 1;
+	g->burst_first_us = now_us;
+	g->burst_last_us = now_us;
+	g->burst_bytes = acked;
+	return est;
+}
+
+/* At termination: the burst being gathered is the last arrival; then the unfinished
+ * cycle is evaluated if it can say anything. */
 HS_INLINE void gcbe_finish(struct gcbe *g)
 {
 	__u64 est;
+
+	if (g->burst_open) {
+		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, ~0ULL);
+		g->burst_open = 0;
+	}
 
 	if (g->acks < GCBE_MIN_FINISH_ACKS)
 		return;

@@ -296,6 +296,12 @@ pub const KNOBS: &[Knob] = &[
         default: 0,
         doc: "on; off (`headstart off`): no jump, no SUSS acceleration, every flow the kernel's Cubic/BBR; shadow: look up, record what a start would have done and its error, start as the kernel",
     },
+    Knob {
+        name: "gcbe_merge_us",
+        kind: KnobKind::Number { min: 0, max: 100_000, unit: "us" },
+        default: 0,
+        doc: "s_cubic's GCBE: ACKs within this of a burst's first are one arrival (ACK aggregation over Wi-Fi/LTE; 0 = off)",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.

@@ -24,6 +24,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 const SLOT_BYTES: usize = 2048;
+
+/// The calling thread's nonvoluntary context switches so far (0 if unreadable).
+fn nonvoluntary_switches() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("nonvoluntary_ctxt_switches:").and_then(|v| v.trim().parse().ok())))
+        .unwrap_or(0)
+}
 /// Below this distance to the next deadline the loop spins instead of sleeping.
 const SPIN_NS: u64 = 40_000;
 /// Longest sleep, so that a stop request is seen promptly.
@@ -213,6 +221,7 @@ impl Loop {
     }
 
     fn run(&mut self, stop: &AtomicBool) -> Result<EmulatorReport> {
+        let preempted_before = nonvoluntary_switches();
         let mut pollfds: Vec<libc::pollfd> = std::iter::once(self.server.as_raw_fd())
             .chain(self.clients.iter().map(|c| c.fd.as_raw_fd()))
             .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
@@ -241,6 +250,7 @@ impl Loop {
             }
         }
         self.report.elapsed_ns = self.now();
+        self.report.preemptions = nonvoluntary_switches().saturating_sub(preempted_before);
         self.report.down = self.down.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
         self.report.up = self.up.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
         self.report.flows = std::mem::take(&mut self.flows);
@@ -349,6 +359,9 @@ impl Loop {
                 }
                 let lateness = now.saturating_sub(d.deliver_ns);
                 self.report.lateness_us.record(lateness / 1000);
+                if !downlink {
+                    self.report.up_lateness_us.record(lateness / 1000);
+                }
                 let sojourn = d.depart_ns - d.arrive_ns;
                 if downlink {
                     self.report.down_queue_delay_us.record(sojourn / 1000);

@@ -134,7 +134,12 @@ pub struct EmulatorReport {
     pub down: DirectionCounters,
     pub up: DirectionCounters,
     pub lateness_us: Histogram,
+    /// The uplink's deliveries alone (ACKs), to tell which direction ran late.
+    pub up_lateness_us: Histogram,
     pub down_queue_delay_us: Histogram,
+    /// Times the emulator thread was preempted (nonvoluntary context switches): another
+    /// task on its core, the first suspect of a late delivery.
+    pub preemptions: u64,
     pub flows: HashMap<FlowKey, FlowStats>,
     pub unroutable: u64,
     pub write_errors: u64,
@@ -161,7 +166,9 @@ impl EmulatorReport {
             down: Default::default(),
             up: Default::default(),
             lateness_us: Histogram::default(),
+            up_lateness_us: Histogram::default(),
             down_queue_delay_us: Histogram::default(),
+            preemptions: 0,
             flows: HashMap::new(),
             unroutable: 0,
             write_errors: 0,
@@ -196,6 +203,8 @@ impl EmulatorReport {
             lateness_p999_ms: l.percentile(0.999) / 1000.0,
             lateness_max_ms: l.max as f64 / 1000.0,
             late_over_1ms: l.count_at_least(1000),
+            up_lateness_p99_ms: self.up_lateness_us.percentile(0.99) / 1000.0,
+            preemptions: self.preemptions,
             down_delivered: self.down.delivered,
             down_dropped_buffer: self.down.dropped_buffer,
             down_dropped_loss: self.down.dropped_loss,
@@ -227,6 +236,8 @@ pub struct AccuracySummary {
     pub lateness_p999_ms: f64,
     pub lateness_max_ms: f64,
     pub late_over_1ms: u64,
+    pub up_lateness_p99_ms: f64,
+    pub preemptions: u64,
     pub down_delivered: u64,
     pub down_dropped_buffer: u64,
     pub down_dropped_loss: u64,
@@ -247,11 +258,12 @@ pub struct AccuracySummary {
 impl AccuracySummary {
     pub fn one_line(&self) -> String {
         format!(
-            "emulator: {} pkts, lateness p50 {:.3} ms p99 {:.3} ms max {:.2} ms; model drops: buffer {} loss {} (down), {} {} (up); outside model: tun {} backlog {}{}",
+            "emulator: {} pkts, lateness p50 {:.3} ms p99 {:.3} ms max {:.2} ms ({} preemptions); model drops: buffer {} loss {} (down), {} {} (up); outside model: tun {} backlog {}{}",
             self.packets,
             self.lateness_p50_ms,
             self.lateness_p99_ms,
             self.lateness_max_ms,
+            self.preemptions,
             self.down_dropped_buffer,
             self.down_dropped_loss,
             self.up_dropped_buffer,
