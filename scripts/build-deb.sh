@@ -67,12 +67,18 @@ if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 if [ "$1" = configure ] && [ -z "$2" ]; then
   echo "headstart: run 'headstart check', then 'systemctl enable --now headstart headstart-save.timer'"
 fi
+# An upgrade: prerm took the old version down (its table and knobs kept); bring the new
+# one up if the operator had enabled it.
+if [ "$1" = configure ] && [ -n "$2" ] && [ -d /run/systemd/system ] && systemctl is-enabled --quiet headstart 2>/dev/null; then
+  systemctl restart headstart || true
+fi
 POSTINST
 cat >"$root/DEBIAN/prerm" <<'PRERM'
 #!/bin/sh
 set -e
-# Removing the package takes the controllers down (the table is kept in /var/lib/headstart).
-if [ "$1" = remove ] && [ -x /usr/bin/headstart ]; then
+# Removing or upgrading the package takes the controllers down (the table and knobs are
+# kept in /var/lib/headstart): a new version's records may differ from the pinned ones.
+if { [ "$1" = remove ] || [ "$1" = upgrade ]; } && [ -x /usr/bin/headstart ]; then
   if [ -d /run/systemd/system ]; then
     systemctl stop headstart-save.timer headstart.service 2>/dev/null || true
   fi
