@@ -22,7 +22,7 @@ struct hs_path {
 	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
 	__u32 flows;                /* flows that stored into this entry */
 	__u32 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
-	__u32 reserved;
+	__u32 resumers;             /* concurrency=split: flows resuming from this entry now */
 };
 _Static_assert(sizeof(struct hs_path) == 40, "hs_path is 40 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
@@ -61,6 +61,7 @@ enum hs_counter {
 	HS_SHADOW_SCORED,           /* ... and its own estimate at release was compared with the cached one */
 	HS_SHADOW_RATIO_0,          /* cached / measured < 0.25 (HS_SHADOW_BUCKETS buckets, lib/shadow.h) */
 	HS_SHADOW_RATIO_LAST = HS_SHADOW_RATIO_0 + 8,
+	HS_SHARED_JUMPS,            /* concurrency=split: jumps that shared their entry's rate with concurrent resumers */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -129,8 +130,9 @@ struct hs_config {
 	__u32 retreat_on;           /* enum hs_retreat_on */
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
 	__u32 gcbe_merge_us;
+	__u32 concurrency;          /* enum hs_concurrency */
 };
-_Static_assert(sizeof(struct hs_config) == 28 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 29 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
@@ -140,6 +142,11 @@ enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE 
  * window override: every flow is the kernel's Cubic/BBR (entries are still stored).
  * shadow: look up and record what a start would have done, start as the kernel. */
 enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
+/* Flows to one peer resuming at the same time: one at a time (a lease in the entry;
+ * the others start as the kernel), or all of them, each with the saved rate split
+ * by the number resuming (RFC 9959 §4.4 allows either). */
+enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
+#define HS_SPLIT_MAX 16             /* more concurrent resumers than this share as 16 */
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

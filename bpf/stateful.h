@@ -25,7 +25,8 @@ struct hs_start {
 	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow */
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
-	__u8 pad[2];
+	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
+	__u8 pad;
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
@@ -72,19 +73,22 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 		st->rwnd_marked = 1;
 }
 
-/* Gives the entry's lease back if it is still ours. */
+/* Gives the entry's lease back if it is still ours, or (split) leaves its resumers. */
 static __always_inline void hs_release_lease(struct hs_start *st)
 {
 	struct hs_addr peer;
 	struct hs_path *p;
 
-	if (!st->lease_ns)
+	if (!st->lease_ns && !st->resumer)
 		return;
 	__builtin_memcpy(peer.bytes, st->key.peer, 16);
 	p = bpf_map_lookup_elem(&hs_paths, &peer);
-	if (p)
+	if (p && st->lease_ns)
 		__sync_val_compare_and_swap(&p->busy_until_ns, st->lease_ns, 0);
+	if (p && st->resumer && p->resumers)
+		__sync_fetch_and_sub(&p->resumers, 1);
 	st->lease_ns = 0;
+	st->resumer = 0;
 }
 
 static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
@@ -139,7 +143,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	hs_count(cc, HS_HITS);
 	in.now_ns = bpf_ktime_get_boot_ns();
 	in.stored_ns = p->stored_ns;
-	in.busy_until_ns = p->busy_until_ns;
+	/* split: no lease; concurrent resumers share the rate instead (below). */
+	in.busy_until_ns = cfg->concurrency == HS_CONCURRENCY_SPLIT ? 0 : p->busy_until_ns;
 	in.max_age_s = cfg->max_age_s;
 	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
 	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
@@ -148,7 +153,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
 	/* One resumer per entry: take the lease unless a flow took it in between (a
 	 * shadow start takes none: it sends nothing of the entry's). */
-	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
+	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && cfg->concurrency != HS_CONCURRENCY_SPLIT &&
+	    __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
 		r = HS_RECON_BUSY;
 	switch (r) {
 	case HS_RECON_JUMP:
@@ -181,7 +187,20 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		hs_count(cc, HS_SHADOW_WOULD_JUMP);
 		return 0;
 	}
-	st->lease_ns = lease;
+	if (cfg->concurrency == HS_CONCURRENCY_SPLIT) {
+		/* This flow and the ones resuming already share the saved rate. */
+		__u32 others = __sync_fetch_and_add(&p->resumers, 1);
+
+		st->resumer = 1;
+		if (others > HS_SPLIT_MAX)
+			others = HS_SPLIT_MAX;
+		if (others) {
+			st->cached_Bps /= others + 1;
+			hs_count(cc, HS_SHARED_JUMPS);
+		}
+	} else {
+		st->lease_ns = lease;
+	}
 	j = hs_jump_size(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache,
 			 cfg->jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
 	hs_resume_jump(&st->resume, &j, tp->delivered);
@@ -381,6 +400,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
 	entry.busy_until_ns = old ? old->busy_until_ns : 0;
+	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.source = cc;
 	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);

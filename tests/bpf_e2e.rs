@@ -609,6 +609,34 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
     assert!((70.0..=106.0).contains(&bw_mbps), "the next flow starts from the path's rate: {bw_mbps} Mbit/s");
 }
 
+/// Concurrent flows to one peer: with `concurrency=lease` one resumes and the others
+/// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
+/// every one of them leaves the entry's resumer count when its resume ends.
+#[test]
+fn concurrent_resumers_take_turns_or_split_the_rate() {
+    let f = Fresh::new("split");
+    ok(&["load"]);
+    let run = |name: &str, concurrency: &str| {
+        let toml = f.path(&format!("{name}.toml"));
+        std::fs::write(
+            &toml,
+            format!("[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"s_cubic\"]\nmean_size = \"1m\"\nutilization = 0.8\nflows = 40\nclients = 1\nwarm = true\nseed = 7\n[knobs]\nconcurrency = \"{concurrency}\"\n"),
+        )
+        .unwrap();
+        let out = f.path(name);
+        ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+        let st = status();
+        (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "shared_jumps"), counter(&st, "s_cubic", "jumps"))
+    };
+    let (busy, shared, _) = run("lease", "lease");
+    assert!(busy >= 1 && shared == 0, "lease: overlapping flows wait their turn (busy {busy}, shared {shared})");
+    let (busy2, shared2, jumps2) = run("split", "split");
+    assert_eq!(busy2, busy, "split: no flow refused for another's resume");
+    assert!(shared2 >= 1 && jumps2 >= 1, "split: overlapping flows jump with a share (shared {shared2})");
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    assert_eq!(entry["resumers"], 0, "every resumer left the entry: {entry}");
+}
+
 #[test]
 fn careful_resume_does_not_jump_on_an_rtt_mismatch() {
     let f = Fresh::new("crrtt");

@@ -53,7 +53,7 @@ c_record! {
         pub min_rtt_us: u32,
         pub flows: u32,
         pub source: u32,
-        pub reserved: u32,
+        pub resumers: u32,
     }
 }
 
@@ -121,7 +121,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shadow_ratio_lt_0.8" = "HS_SHADOW_RATIO_0 + 2", "shadow_ratio_lt_0.91" = "HS_SHADOW_RATIO_0 + 3",
     "shadow_ratio_le_1.1" = "HS_SHADOW_RATIO_0 + 4", "shadow_ratio_le_1.25" = "HS_SHADOW_RATIO_0 + 5",
     "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
-    "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8",
+    "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -301,6 +301,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Number { min: 0, max: 100_000, unit: "us" },
         default: 0,
         doc: "s_cubic's GCBE: ACKs within this of a burst's first are one arrival (ACK aggregation over Wi-Fi/LTE; 0 = off)",
+    },
+    Knob {
+        name: "concurrency",
+        kind: KnobKind::Choice(&[("lease", 0), ("split", 1)]),
+        default: 0,
+        doc: "flows to one peer resuming at once: one at a time (the others start as the kernel), or all, the saved rate split among them",
     },
 ];
 

@@ -61,6 +61,8 @@ pub struct EntryReport {
     pub flows: u32,
     pub age_s: f64,
     pub source: &'static str,
+    /// Flows resuming from it now (concurrency=split).
+    pub resumers: u32,
 }
 
 impl EntryReport {
@@ -72,6 +74,7 @@ impl EntryReport {
             flows: e.flows,
             age_s: now_boot_ns.saturating_sub(e.stored_ns) as f64 / 1e9,
             source: table::source_name(e),
+            resumers: e.resumers,
         }
     }
 
