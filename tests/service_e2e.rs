@@ -58,8 +58,7 @@ fn default_cc() -> String {
     std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string()
 }
 
-fn table(cfg_dir: &Path) -> Vec<serde_json::Value> {
-    let _ = cfg_dir;
+fn table() -> Vec<serde_json::Value> {
     ok(&["table", "list", "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
@@ -83,7 +82,7 @@ fn a_scripted_reboot_keeps_the_table_aged_the_knobs_and_the_default() {
     // A knob changed at run time must survive too (it is not in the config file).
     ok(&["config", "bw_scale_pct=90"]);
     warm_flows(&f);
-    let entries = table(&f.dir);
+    let entries = table();
     assert!(!entries.is_empty(), "warm flows stored entries");
 
     let down = json(&["down", "--config", c, "--json"]);
@@ -107,7 +106,7 @@ fn a_scripted_reboot_keeps_the_table_aged_the_knobs_and_the_default() {
     assert_eq!(up["restored_entries"].as_u64(), Some(entries.len() as u64), "{up}");
     let knobs = json(&["config", "--json"]);
     assert_eq!((knobs["bw_scale_pct"].as_str(), knobs["max_age_s"].as_str()), (Some("90"), Some("900")), "{knobs}");
-    let after = table(&f.dir);
+    let after = table();
     for e in &entries {
         let peer = &e["peer"];
         let a = after.iter().find(|x| x["peer"] == *peer).unwrap_or_else(|| panic!("{peer} lost across the reboot"));

@@ -25,6 +25,24 @@ use std::thread::JoinHandle;
 
 const SLOT_BYTES: usize = 2048;
 
+/// Time the hypervisor took core `cpu` away from this VM so far (steal, /proc/stat), in
+/// ms: invisible to the scheduler, so not among the preemptions.
+fn steal_ms(cpu: Option<usize>) -> u64 {
+    let Some(cpu) = cpu else { return 0 };
+    let name = format!("cpu{cpu} ");
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with(&name)).and_then(|l| l.split_whitespace().nth(8)).and_then(|v| v.parse::<u64>().ok()))
+        .map(|ticks| ticks * 1000 / clock_ticks())
+        .unwrap_or(0)
+}
+
+fn clock_ticks() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 { t as u64 } else { 100 }
+}
+
 /// The calling thread's nonvoluntary context switches so far (0 if unreadable).
 fn nonvoluntary_switches() -> u64 {
     std::fs::read_to_string("/proc/thread-self/status")
@@ -222,6 +240,7 @@ impl Loop {
 
     fn run(&mut self, stop: &AtomicBool) -> Result<EmulatorReport> {
         let preempted_before = nonvoluntary_switches();
+        let steal_before = steal_ms(self.spec.cpu);
         let mut pollfds: Vec<libc::pollfd> = std::iter::once(self.server.as_raw_fd())
             .chain(self.clients.iter().map(|c| c.fd.as_raw_fd()))
             .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
@@ -251,6 +270,7 @@ impl Loop {
         }
         self.report.elapsed_ns = self.now();
         self.report.preemptions = nonvoluntary_switches().saturating_sub(preempted_before);
+        self.report.steal_ms = steal_ms(self.spec.cpu).saturating_sub(steal_before);
         self.report.down = self.down.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
         self.report.up = self.up.iter().map(|d| d.counters).fold(Default::default(), DirectionCounters::plus);
         self.report.flows = std::mem::take(&mut self.flows);

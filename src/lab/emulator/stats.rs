@@ -140,6 +140,8 @@ pub struct EmulatorReport {
     /// Times the emulator thread was preempted (nonvoluntary context switches): another
     /// task on its core, the first suspect of a late delivery.
     pub preemptions: u64,
+    /// Time the hypervisor took the emulator's core away (steal) over the run, ms.
+    pub steal_ms: u64,
     pub flows: HashMap<FlowKey, FlowStats>,
     pub unroutable: u64,
     pub write_errors: u64,
@@ -169,6 +171,7 @@ impl EmulatorReport {
             up_lateness_us: Histogram::default(),
             down_queue_delay_us: Histogram::default(),
             preemptions: 0,
+            steal_ms: 0,
             flows: HashMap::new(),
             unroutable: 0,
             write_errors: 0,
@@ -205,6 +208,7 @@ impl EmulatorReport {
             late_over_1ms: l.count_at_least(1000),
             up_lateness_p99_ms: self.up_lateness_us.percentile(0.99) / 1000.0,
             preemptions: self.preemptions,
+            steal_ms: self.steal_ms,
             down_delivered: self.down.delivered,
             down_dropped_buffer: self.down.dropped_buffer,
             down_dropped_loss: self.down.dropped_loss,
@@ -238,6 +242,7 @@ pub struct AccuracySummary {
     pub late_over_1ms: u64,
     pub up_lateness_p99_ms: f64,
     pub preemptions: u64,
+    pub steal_ms: u64,
     pub down_delivered: u64,
     pub down_dropped_buffer: u64,
     pub down_dropped_loss: u64,
@@ -258,12 +263,13 @@ pub struct AccuracySummary {
 impl AccuracySummary {
     pub fn one_line(&self) -> String {
         format!(
-            "emulator: {} pkts, lateness p50 {:.3} ms p99 {:.3} ms max {:.2} ms ({} preemptions); model drops: buffer {} loss {} (down), {} {} (up); outside model: tun {} backlog {}{}",
+            "emulator: {} pkts, lateness p50 {:.3} ms p99 {:.3} ms max {:.2} ms ({} preemptions, {} ms stolen); model drops: buffer {} loss {} (down), {} {} (up); outside model: tun {} backlog {}{}",
             self.packets,
             self.lateness_p50_ms,
             self.lateness_p99_ms,
             self.lateness_max_ms,
             self.preemptions,
+            self.steal_ms,
             self.down_dropped_buffer,
             self.down_dropped_loss,
             self.up_dropped_buffer,
