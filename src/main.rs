@@ -70,14 +70,18 @@ fn dispatch(cli: Cli) -> Result<()> {
             let r = service::up(&cfg)?;
             show(&r, json, |r| {
                 format!(
-                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on {}, knobs: {} ones{}",
+                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on {}, knobs {}{}",
                     cfg.controllers.join(", "),
                     if r.loaded.is_empty() { "already".to_string() } else { format!("now: {}", r.loaded.join(", ")) },
                     r.default_cc,
                     r.restored_entries,
                     r.expired_entries,
                     if r.attached.is_empty() { "no interface".to_string() } else { r.attached.join(", ") },
-                    r.knobs_from,
+                    match r.knobs_from {
+                        "live" => "as they were (headstart was up)",
+                        "kept" => "kept from the last down/save",
+                        _ => "at their defaults",
+                    },
                     if cfg.knobs.is_empty() { String::new() } else { format!(", then the config file's {}", cfg.knobs.join(" ")) }
                 )
             })
