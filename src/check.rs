@@ -81,7 +81,7 @@ pub fn check() -> Vec<Requirement> {
         out.push(req(name, ok && (built.is_some() || config.is_none()), detail));
     }
 
-    let bpffs = is_bpffs("/sys/fs/bpf");
+    let bpffs = crate::bpf::bpffs_mounted();
     let syscall = config.as_deref().and_then(|c| config_value(c, "CONFIG_BPF_SYSCALL"));
     out.push(req(
         "bpffs",
@@ -100,14 +100,6 @@ pub fn check() -> Vec<Requirement> {
         None => out.push(unknown("tc cls_bpf", "no /proc/config.gz or /boot/config-*: cannot tell".into())),
     }
     out
-}
-
-fn is_bpffs(path: &str) -> bool {
-    const BPF_FS_MAGIC: i64 = 0xcafe4a11;
-    let Ok(c) = std::ffi::CString::new(path) else { return false };
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: statfs on a NUL-terminated path into our struct.
-    unsafe { libc::statfs(c.as_ptr(), &mut st) == 0 && st.f_type as i64 == BPF_FS_MAGIC }
 }
 
 pub fn text(reqs: &[Requirement]) -> String {

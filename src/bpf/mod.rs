@@ -74,13 +74,19 @@ fn link_path(cc: &str) -> PathBuf {
     pin_path(&format!("hs_link_{cc}"))
 }
 
+const BPFFS_ROOT: &std::ffi::CStr = c"/sys/fs/bpf";
+
+/// Whether the BPF filesystem is mounted at /sys/fs/bpf.
+pub fn bpffs_mounted() -> bool {
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statfs on a constant path into our struct.
+    unsafe { libc::statfs(BPFFS_ROOT.as_ptr(), &mut st) == 0 && st.f_type as i64 == BPF_FS_MAGIC }
+}
+
 /// Mounts bpffs at /sys/fs/bpf if nothing is mounted there, and makes our folder.
 fn ensure_pin_dir() -> Result<()> {
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    let root = c"/sys/fs/bpf";
-    // SAFETY: statfs on a constant path into our struct.
-    let rc = unsafe { libc::statfs(root.as_ptr(), &mut st) };
-    if rc != 0 || st.f_type as i64 != BPF_FS_MAGIC {
+    let root = BPFFS_ROOT;
+    if !bpffs_mounted() {
         // SAFETY: mount(2) with constant strings.
         let rc = unsafe { libc::mount(c"bpf".as_ptr(), root.as_ptr(), c"bpf".as_ptr(), 0, std::ptr::null()) };
         if rc != 0 {
@@ -465,9 +471,12 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
     let since_save_s = sys::unix_s().saturating_sub(saved.saved_unix_s) as f64;
     let m = paths_map()?;
     let live = table_entries()?;
+    // Live entries by key: a merge looks every saved peer up (tables hold up to 2^26).
+    let live_stored: std::collections::HashMap<[u8; 16], u64> = live.iter().map(|(a, e)| (table::addr_to_key(*a), e.stored_ns)).collect();
     let now = sys::boot_ns();
     let mut report = RestoreReport::default();
     let mut writes = Vec::new();
+    let mut overwritten = 0;
     for (addr, mut e, age_s) in saved.records {
         let age_s = age_s + since_save_s;
         if max_age_s > 0 && age_s > max_age_s as f64 {
@@ -476,17 +485,15 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
         }
         // An entry older than the uptime is stamped at boot (BOOTTIME cannot go lower).
         e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
-        if merge {
-            if let Some((_, l)) = live.iter().find(|(a, _)| table::addr_to_key(*a) == table::addr_to_key(addr)) {
-                if l.stored_ns > e.stored_ns {
-                    report.newer_live += 1;
-                    continue;
-                }
-            }
+        let live_ns = live_stored.get(&table::addr_to_key(addr));
+        if merge && live_ns.is_some_and(|&ns| ns > e.stored_ns) {
+            report.newer_live += 1;
+            continue;
         }
+        overwritten += usize::from(live_ns.is_some());
         writes.push((addr, e));
     }
-    let kept_live = if merge { live.iter().filter(|(a, _)| !writes.iter().any(|(w, _)| w == a)).count() } else { 0 };
+    let kept_live = if merge { live.len() - overwritten } else { 0 };
     report.removed = if merge { 0 } else { live.len() };
     let expected = kept_live + writes.len();
     anyhow::ensure!(
