@@ -2,66 +2,18 @@
 //! controls in the running kernel, the pinned path table and its CLI, and s_cubic's
 //! stateful start measured through the lab. Root, one at a time (`--test-threads=1`).
 //!
-//! These tests own headstart's global BPF state while they run: each starts from
-//! `headstart unload --purge` and a guard purges again when it ends (pass or fail),
-//! and restores the kernel's default congestion control.
+//! These tests own headstart's global BPF state while they run: each holds a
+//! `common::Fresh`, which purges it before and after and restores the sysctls.
 
 mod common;
 
-use common::{fails, hs, measured, run_ok as ok, BIN};
+use common::{counter, fails, hs, measured, run_ok as ok, status, Fresh, BIN, DEFAULT_CC};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
-const ALLOWED_CC: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
-
-/// Owns the BPF state for one test: clean before, clean after.
-struct Fresh {
-    default_cc: String,
-    /// Setting a default also allows it: restored too, so tests change no sysctl.
-    allowed_cc: String,
-    dir: PathBuf,
-}
-
-impl Fresh {
-    fn new(name: &str) -> Fresh {
-        let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
-        let allowed_cc = std::fs::read_to_string(ALLOWED_CC).unwrap().trim().to_string();
-        let _ = hs(&["unload", "--purge"]);
-        let dir = std::env::temp_dir().join(format!("headstart-bpf-e2e-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Fresh { default_cc, allowed_cc, dir }
-    }
-    fn path(&self, f: &str) -> PathBuf {
-        self.dir.join(f)
-    }
-}
-
-impl Drop for Fresh {
-    fn drop(&mut self) {
-        let _ = hs(&["unload", "--purge"]);
-        let _ = std::fs::write(DEFAULT_CC, &self.default_cc);
-        let _ = std::fs::write(ALLOWED_CC, &self.allowed_cc);
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = hs(&["lab", "clean"]);
-    }
-}
-
 fn sysctl(name: &str) -> String {
     std::fs::read_to_string(format!("/proc/sys/net/ipv4/{name}")).unwrap()
-}
-
-/// `headstart status --json`.
-fn status() -> serde_json::Value {
-    serde_json::from_str(&ok(&["status", "--json"])).expect("status --json is JSON")
-}
-
-/// One counter of one controller, from `status --json`.
-fn counter(status: &serde_json::Value, cc: &str, name: &str) -> u64 {
-    let c = status["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed");
-    c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
 }
 
 #[test]

@@ -5,49 +5,8 @@
 
 mod common;
 
-use common::{fails, hs, run_ok as ok, BIN};
-use std::path::{Path, PathBuf};
-
-const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
-const ALLOWED_CC: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
-
-/// Owns headstart's state and a scratch folder for one test.
-struct Fresh {
-    default_cc: String,
-    allowed_cc: String,
-    dir: PathBuf,
-}
-
-impl Fresh {
-    fn new(name: &str) -> Fresh {
-        let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
-        let allowed_cc = std::fs::read_to_string(ALLOWED_CC).unwrap().trim().to_string();
-        let _ = hs(&["unload", "--purge"]);
-        let dir = std::env::temp_dir().join(format!("headstart-service-e2e-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Fresh { default_cc, allowed_cc, dir }
-    }
-    fn path(&self, f: &str) -> PathBuf {
-        self.dir.join(f)
-    }
-    /// A config file in the scratch folder with its own state directory.
-    fn config(&self, body: &str) -> PathBuf {
-        let p = self.path("headstart.toml");
-        std::fs::write(&p, format!("state_dir = \"{}\"\n{body}", self.path("state").display())).unwrap();
-        p
-    }
-}
-
-impl Drop for Fresh {
-    fn drop(&mut self) {
-        let _ = hs(&["unload", "--purge"]);
-        let _ = std::fs::write(DEFAULT_CC, &self.default_cc);
-        let _ = std::fs::write(ALLOWED_CC, &self.allowed_cc);
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = hs(&["lab", "clean"]);
-    }
-}
+use common::{counter, fails, hs, run_ok as ok, status, Fresh, BIN, DEFAULT_CC};
+use std::path::Path;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = ok(args);
@@ -156,13 +115,6 @@ fn the_systemd_units_verify() {
     assert!(out.status.success() && ours.is_empty(), "systemd-analyze verify: {err}");
 }
 
-/// One counter of one controller, from `status --json`.
-fn counter(cc: &str, name: &str) -> u64 {
-    let st = json(&["status", "--json"]);
-    let c = st["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed").clone();
-    c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
-}
-
 /// Warm 1 MB s_cubic flows at 100 Mbit/s, 20 ms (each measured flow after one to the
 /// same peer), and the measured rows.
 fn warm_sweep(f: &Fresh, name: &str) -> Vec<headstart::lab::metrics::FlowRow> {
@@ -198,22 +150,22 @@ fn off_makes_every_flow_the_kernels_and_on_brings_the_jumps_back() {
     assert!(!tc_filters(dev).contains("hs_rwnd"), "off detaches the override everywhere");
     assert_eq!(json(&["config", "--json"])["mode"], "off");
     let rows = warm_sweep(&f, "off");
-    assert_eq!(counter("s_cubic", "jumps"), 0, "no jump while off");
-    assert!(counter("s_cubic", "off") >= 4, "every flow counted as started off");
-    assert!(counter("s_cubic", "stores") >= 1, "entries are still stored while off");
+    assert_eq!(counter(&status(), "s_cubic", "jumps"), 0, "no jump while off");
+    assert!(counter(&status(), "s_cubic", "off") >= 4, "every flow counted as started off");
+    assert!(counter(&status(), "s_cubic", "stores") >= 1, "entries are still stored while off");
     for r in &rows {
         assert_eq!(r.resume.as_deref(), Some("off"), "{r:?}");
         assert!(r.jump_cwnd.unwrap_or(0) == 0, "{r:?}");
     }
-    let suss_accel = counter("suss", "accelerated_rounds");
+    let suss_accel = counter(&status(), "suss", "accelerated_rounds");
     let out = f.path("suss-off");
     ok(&["lab", "sweep", "--cc", "suss", "--sizes", "1m", "--reps", "1", "--rate", "100mbit", "--rtt", "50ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
-    assert_eq!(counter("suss", "accelerated_rounds"), suss_accel, "no SUSS acceleration while off");
+    assert_eq!(counter(&status(), "suss", "accelerated_rounds"), suss_accel, "no SUSS acceleration while off");
 
     ok(&["on"]);
     assert_eq!(json(&["config", "--json"])["mode"], "on");
     let rows = warm_sweep(&f, "on");
-    assert!(counter("s_cubic", "jumps") >= 1, "jumps again once on");
+    assert!(counter(&status(), "s_cubic", "jumps") >= 1, "jumps again once on");
     assert!(rows.iter().any(|r| r.jump_cwnd.unwrap_or(0) > 10), "{rows:?}");
 }
 
@@ -243,9 +195,9 @@ fn shadow_mode_starts_as_the_kernel_and_scores_the_table_and_metrics_show_it() {
 
     ok(&["shadow"]);
     let rows = warm_sweep(&f, "shadow");
-    assert_eq!(counter("s_cubic", "jumps"), 0, "shadow starts as the kernel");
-    assert!(counter("s_cubic", "shadow_would_jump") >= 1, "what a start would have done is counted");
-    assert!(counter("s_cubic", "shadow_scored") >= 1, "and scored at release");
+    assert_eq!(counter(&status(), "s_cubic", "jumps"), 0, "shadow starts as the kernel");
+    assert!(counter(&status(), "s_cubic", "shadow_would_jump") >= 1, "what a start would have done is counted");
+    assert!(counter(&status(), "s_cubic", "shadow_scored") >= 1, "and scored at release");
     assert!(rows.iter().any(|r| r.resume.as_deref() == Some("shadow_would_jump")), "{rows:?}");
     assert!(rows.iter().all(|r| r.jump_cwnd.unwrap_or(0) == 0), "{rows:?}");
     assert!(ok(&["status"]).contains("shadow: cached/measured"), "status shows the histogram");

@@ -4,7 +4,7 @@
 
 use headstart::lab::metrics::FlowRow;
 use headstart::lab::report::read_rows;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_headstart");
@@ -48,4 +48,61 @@ pub fn lab_namespaces() -> Vec<String> {
 pub fn assert_no_lab_namespaces() {
     let left = lab_namespaces();
     assert!(left.is_empty(), "lab namespaces left behind: {left:?}");
+}
+
+pub const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
+pub const ALLOWED_CC: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
+
+/// Owns headstart's global BPF state and a scratch folder for one test: it starts from
+/// `headstart unload --purge` and, when it drops (pass or fail), purges again and puts
+/// back the default congestion control and the allowed list (setting a default also
+/// allows it), so that tests change no sysctl.
+pub struct Fresh {
+    default_cc: String,
+    allowed_cc: String,
+    pub dir: PathBuf,
+}
+
+impl Fresh {
+    pub fn new(name: &str) -> Fresh {
+        let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
+        let allowed_cc = std::fs::read_to_string(ALLOWED_CC).unwrap().trim().to_string();
+        let _ = hs(&["unload", "--purge"]);
+        let dir = std::env::temp_dir().join(format!("headstart-e2e-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Fresh { default_cc, allowed_cc, dir }
+    }
+
+    pub fn path(&self, f: &str) -> PathBuf {
+        self.dir.join(f)
+    }
+
+    /// A headstart config file in the scratch folder, with a state directory of its own.
+    pub fn config(&self, body: &str) -> PathBuf {
+        let p = self.path("headstart.toml");
+        std::fs::write(&p, format!("state_dir = \"{}\"\n{body}", self.path("state").display())).unwrap();
+        p
+    }
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        let _ = hs(&["unload", "--purge"]);
+        let _ = std::fs::write(DEFAULT_CC, &self.default_cc);
+        let _ = std::fs::write(ALLOWED_CC, &self.allowed_cc);
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = hs(&["lab", "clean"]);
+    }
+}
+
+/// `headstart status --json`.
+pub fn status() -> serde_json::Value {
+    serde_json::from_str(&run_ok(&["status", "--json"])).expect("status --json is JSON")
+}
+
+/// One counter of one controller, from `status --json`.
+pub fn counter(status: &serde_json::Value, cc: &str, name: &str) -> u64 {
+    let c = status["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed");
+    c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
 }
