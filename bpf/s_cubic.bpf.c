@@ -13,7 +13,8 @@
  *        │        a quarter RTT on, the rate test; growth by knob after_jump (the
  *        │        default probes until a queue shows in the RTT)
  *        ▼
- *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h);
+ *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h, at
+ *        │        most the rate its data was sent at);
  *        │        the last jump packet acked: Normal (validated)
  *        │  loss/ECN/RTO/rate test before that: Safe Retreat — ssthresh =
  *        │        PipeSize × β (the rate test: the delivered rate × min RTT), Cubic's
@@ -116,8 +117,9 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *  - hold: slow start only up to the jump's window (Issue 3's default): the jump is
  *    the path's size. A low entry then holds the flow down: at 20 % of the real rate
  *    twice cubic's FCT (Issue 11).
- *  - probe (the default): grow 1.25x, then 1.5x, per RTT until a queue shows in
- *    the RTT (lib/resume.h): a low entry costs a few RTTs, a right one a small queue. */
+ *  - probe (the default): grow 1.25x, then 1.5x, per RTT (never slower than slow
+ *    start from IW would be) until a queue shows in the RTT (lib/resume.h): a low
+ *    entry costs a few RTTs, a right one a small queue. */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -155,7 +157,7 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 		}
 	}
 	if (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt)) {
-		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, rtt_us);
+		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us);
 		tp->snd_ssthresh = tp->snd_cwnd;
 	}
 }
@@ -165,7 +167,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct s_cubic_flow *flow;
-	__u64 delivered;
+	__u64 delivered, sent_us;
 
 	cubictcp_acked(sk, sample);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
@@ -178,8 +180,10 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	else
 		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
 	delivered = delivered_bytes(tp);
-	gcbe_on_ack(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
-		    tp->srtt_us >> 3);
+	/* The RTT sample is measured to the newest data this ACK covers: its send time. */
+	sent_us = sample->rtt_us > 0 && tp->tcp_mstamp > (__u64)sample->rtt_us ? tp->tcp_mstamp - sample->rtt_us : 0;
+	gcbe_on_ack_sent(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
+			 sent_us, tp->srtt_us >> 3);
 	flow->last_delivered = delivered;
 }
 
@@ -238,7 +242,8 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (hs_resume_holds_growth(&flow->start.resume))
 			return;
 		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {
-			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, flow->probe.growth_pct, &flow->probe.cnt);
+			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, hs_probe_growth(&flow->probe, tp->snd_cwnd),
+						     &flow->probe.cnt);
 			return;
 		}
 	}

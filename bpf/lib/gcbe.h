@@ -35,6 +35,16 @@
  *    during it, so it holds less than its interval's worth (a partial burst).
  *    With no aggregation, merging ACKs a few tens of microseconds apart changes
  *    nothing but the grain. Measured in the lab with 4-16 ms aggregation: BENCHMARKS.md.
+ *  - Never above the rate the same data was sent at (the bound the kernel's rate
+ *    sample keeps: min(send rate, ACK rate)). Each ACK says when the newest data it
+ *    acknowledges was sent (its time minus its RTT sample); a cycle's estimate is at
+ *    most its bytes over the time they took to send, with the longest pause in
+ *    sending (and the bytes sent in it) removed as eq. 7 removes the longest pause in
+ *    the ACKs: a cwnd-limited sender pauses in both, one round apart, and without
+ *    that a slow-start cycle's send rate reads far below the bottleneck. ACKs that
+ *    come faster than their data went out (compressed by a receiver or a link)
+ *    cannot raise the estimate above the send rate; a cycle without send times has
+ *    no such bound.
  * Units: time in microseconds, bytes, bandwidth in bytes per second. */
 #ifndef HS_GCBE_H
 #define HS_GCBE_H
@@ -67,21 +77,43 @@ struct gcbe {
 	__u64 pre_gap_us;           /* merge_us: the arrival before the longest gap, removed too */
 	__u64 pre_gap_bytes;
 	__u64 best_arrival;         /* merge_us: the fastest arrival of the cycle, bytes/s */
+	__u64 sent_first_us;        /* send time of the data the cycle's first arrival acked (0: unknown) */
+	__u64 sent_last_us;         /* the latest send time seen in the cycle */
+	__u64 sent_max_gap_us;      /* the longest pause between send times in the cycle */
+	__u64 sent_max_gap_bytes;   /* the bytes sent in it (acked by the arrival ending it) */
+	__u64 burst_sent_us;        /* merge_us: the burst's latest send time (0: unknown) */
 };
+
+/* The send-rate bound of the current cycle: its bytes over its send span, without the
+ * longest pause and the bytes sent in it; ~0 when undefined (no send times, or all
+ * sent at once). */
+HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g)
+{
+	__u64 span;
+
+	if (!g->sent_first_us || g->sent_last_us <= g->sent_first_us)
+		return ~0ULL;
+	span = g->sent_last_us - g->sent_first_us;
+	if (span <= g->sent_max_gap_us || g->bytes <= g->sent_max_gap_bytes || g->bytes >= (1ULL << 44))
+		return ~0ULL;
+	return (g->bytes - g->sent_max_gap_bytes) * HS_USEC_PER_SEC / (span - g->sent_max_gap_us);
+}
 
 /* Eq. 7 for the current cycle; 0 when it is undefined (no time or no bytes left). */
 HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 {
 	__u64 span = g->last_ack_us - g->cycle_start_us;
 	__u64 gap_us = g->max_gap_us, gap_bytes = g->max_gap_bytes;
-	__u64 time_us, bytes;
+	__u64 time_us, bytes, bound;
 
 	if (g->merge_us) {
 		gap_us += g->pre_gap_us;
 		gap_bytes += g->pre_gap_bytes;
 	}
-	if (span <= gap_us || g->bytes <= gap_bytes || span - gap_us < g->min_span_us)
-		return g->best_arrival;
+	if (span <= gap_us || g->bytes <= gap_bytes || span - gap_us < g->min_span_us) {
+		bound = gcbe_send_bound(g);
+		return g->best_arrival < bound ? g->best_arrival : bound;
+	}
 	time_us = span - gap_us;
 	bytes = g->bytes - gap_bytes;
 	/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
@@ -91,7 +123,10 @@ HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 		bytes = bytes * HS_USEC_PER_SEC / time_us;
 	/* In bursts, a whole aggregation interval of a busy link is the rate itself:
 	 * slow start's short busy periods may hold one such interval and little else. */
-	return bytes > g->best_arrival ? bytes : g->best_arrival;
+	if (g->best_arrival > bytes)
+		bytes = g->best_arrival;
+	bound = gcbe_send_bound(g);
+	return bytes < bound ? bytes : bound;
 }
 
 HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
@@ -105,9 +140,13 @@ HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
 	g->nsamples++;
 }
 
-HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us)
+HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 {
 	g->cycle_start_us = now_us;
+	g->sent_first_us = sent_us;
+	g->sent_last_us = sent_us;
+	g->sent_max_gap_us = 0;
+	g->sent_max_gap_bytes = 0;
 	g->last_ack_us = now_us;
 	g->bytes = 0;
 	g->max_gap_us = 0;
@@ -120,16 +159,25 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us)
 	g->acks = 1;
 }
 
-/* One arrival (an ACK, or a burst of them) at now_us acknowledging `acked` bytes;
- * cycle_us is the cycle length d. Returns the estimate if it closed a cycle with a
- * defined estimate, else 0. */
-HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+/* One arrival (an ACK, or a burst of them) at now_us acknowledging `acked` bytes,
+ * the newest of them sent at sent_us (0: unknown); cycle_us is the cycle length d.
+ * Returns the estimate if it closed a cycle with a defined estimate, else 0. */
+HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 sent_us, __u64 cycle_us)
 {
 	__u64 gap, est;
 
 	if (g->acks == 0) {
-		gcbe_open_cycle(g, now_us);
+		gcbe_open_cycle(g, now_us, sent_us);
 		return 0;
+	}
+	if (sent_us > g->sent_last_us) {    /* reordered or retransmitted data: no later send */
+		if (g->sent_last_us && sent_us - g->sent_last_us > g->sent_max_gap_us) {
+			g->sent_max_gap_us = sent_us - g->sent_last_us;
+			g->sent_max_gap_bytes = acked;
+		}
+		if (!g->sent_first_us)
+			g->sent_first_us = sent_us;
+		g->sent_last_us = sent_us;
 	}
 	if (now_us < g->last_ack_us)    /* clocks never go back; be safe if they do */
 		now_us = g->last_ack_us;
@@ -153,31 +201,41 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 	est = gcbe_cycle_estimate(g);
 	if (est)
 		gcbe_push(g, est);
-	gcbe_open_cycle(g, now_us);  /* the closing ACK is h_{i+1,0} */
+	gcbe_open_cycle(g, now_us, g->sent_last_us);  /* the closing ACK is h_{i+1,0} */
 	return est;
 }
 
-/* One ACK at now_us acknowledging `acked` bytes: an arrival of its own, or part of
- * the burst being gathered (merge_us). Returns what gcbe_on_arrival returns for the
- * arrival this ACK completed, else 0. */
-HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+/* One ACK at now_us acknowledging `acked` bytes, the newest of them sent at sent_us
+ * (0: unknown, e.g. an RTT sample refused for a retransmission): an arrival of its
+ * own, or part of the burst being gathered (merge_us). Returns what gcbe_on_arrival
+ * returns for the arrival this ACK completed, else 0. */
+HS_INLINE __u64 gcbe_on_ack_sent(struct gcbe *g, __u64 now_us, __u64 acked, __u64 sent_us, __u64 cycle_us)
 {
 	__u64 est = 0;
 
 	if (!g->merge_us)
-		return gcbe_on_arrival(g, now_us, acked, cycle_us);
+		return gcbe_on_arrival(g, now_us, acked, sent_us, cycle_us);
 	if (g->burst_open && now_us >= g->burst_first_us && now_us - g->burst_first_us <= g->merge_us) {
 		g->burst_bytes += acked;
 		g->burst_last_us = now_us;
+		if (sent_us > g->burst_sent_us)
+			g->burst_sent_us = sent_us;
 		return 0;
 	}
 	if (g->burst_open)
-		est = gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, cycle_us);
+		est = gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, g->burst_sent_us, cycle_us);
 	g->burst_open = 1;
 	g->burst_first_us = now_us;
 	g->burst_last_us = now_us;
 	g->burst_bytes = acked;
+	g->burst_sent_us = sent_us;
 	return est;
+}
+
+/* An ACK whose send times are not known: ACK timing alone. */
+HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
+{
+	return gcbe_on_ack_sent(g, now_us, acked, 0, cycle_us);
 }
 
 /* At termination: the burst being gathered is the last arrival; then the unfinished
@@ -187,7 +245,7 @@ HS_INLINE void gcbe_finish(struct gcbe *g)
 	__u64 est;
 
 	if (g->burst_open) {
-		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, ~0ULL);
+		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, g->burst_sent_us, ~0ULL);
 		g->burst_open = 0;
 	}
 

@@ -267,10 +267,26 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
 
 /* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
  * (after_jump = probe) keeps growing, by growth_pct % of what each ACK acknowledges
- * (25: 1.25× per RTT, HyStart++'s conservative slow start), until the RTT of a
- * packet shows a queue (hs_queue_seen), then removes that queue from cwnd. The
- * kernel's HyStart is held off meanwhile: its ACK-train test would read the paced
- * jump's spread-out ACKs as a full pipe. */
+ * (25: 1.25× per RTT, HyStart++'s conservative slow start), until the RTT shows a
+ * queue (hs_queue_seen), then removes that queue from cwnd. The kernel's HyStart is
+ * held off meanwhile: its ACK-train test would read the paced jump's spread-out ACKs
+ * as a full pipe.
+ *
+ * Two rules keep the probe from doing worse than the kernel's slow start would have:
+ *  - never slower: while cwnd is below what slow start from IW would reach by the
+ *    end of this round (IW × 2^(round+1), the jump's ACKs being round 0), the probe
+ *    grows as slow start does (one packet per packet acked). A low entry (a path
+ *    measured in loss recovery, a trace whose rate varies) otherwise left the flow
+ *    at 1.25× per RTT where Cubic doubled: on the T-Mobile trace at 1 % loss the
+ *    validated resumes took 1.5× cubic's time (BENCHMARKS.md, Issue 12);
+ *  - the queue is read as Linux HyStart reads it: the smallest of the first
+ *    HS_PROBE_RTT_SAMPLES RTT samples of each round, not any one sample. Over LTE and
+ *    Wi-Fi single ACKs come back late by tens of milliseconds (scheduling,
+ *    aggregation) with no queue behind them, and later in a round the round's own
+ *    burst queues for a moment; either, read from one sample, ended the probe and
+ *    drained cwnd by that RTT (Verizon trace: validated resumes left with ssthresh
+ *    10-14 where Cubic had 90). */
+#define HS_PROBE_RTT_SAMPLES 8
 
 /* cwnd after `acked` more packets while probing; *cnt carries the fraction (in
  * hundredths of a packet). */
@@ -283,7 +299,7 @@ HS_INLINE __u32 hs_probe_grow(__u32 cwnd, __u32 acked, __u32 growth_pct, __u32 *
 }
 
 /* The probe over rounds: it begins at growth_pct; once two whole rounds passed with
- * no queue in any RTT sample (the first round's own overshoot shows only in the
+ * no queue in the RTT (the first round's own overshoot shows only in the
  * second), the cached BDP was low and the growth doubles, to at most
  * HS_PROBE_MAX_GROWTH_PCT, until the queue shows. Measured (BENCHMARKS.md, Issue 11):
  * a constant 25 % left a 20 % entry 8 % slower than cubic; a constant 50 % queued
@@ -294,9 +310,12 @@ struct hs_probe {
 	__u32 round_end_seq;        /* snd_nxt when the round began */
 	__u32 growth_pct;           /* cwnd grows by this share of each ACK */
 	__u32 cnt;                  /* hundredths of a packet owed */
+	__u32 round_min_rtt_us;     /* smallest of this round's first RTT samples */
+	__u32 queue_rtt_us;         /* the RTT that ended the probe (for the drain) */
 	__u8 active;
 	__u8 clear_rounds;          /* rounds ended without a queue */
-	__u8 pad[2];
+	__u8 round_samples;         /* RTT samples taken this round */
+	__u8 pad;
 };
 
 HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pct)
@@ -307,17 +326,35 @@ HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pc
 	p->growth_pct = growth_pct;
 }
 
-/* Every ACK while probing: 1 if the RTT shows a queue (the probe is over). */
+/* The growth for the next ACK: slow start's while cwnd is below where slow start
+ * from IW would be at the end of this round, else the probe's. */
+HS_INLINE __u32 hs_probe_growth(const struct hs_probe *p, __u32 cwnd)
+{
+	__u32 shift = p->clear_rounds + 1u;
+
+	if (shift < 16 && cwnd < ((__u32)HS_INIT_CWND << shift))
+		return 100;
+	return p->growth_pct;
+}
+
+/* Every ACK while probing: 1 if the RTT shows a queue (the probe is over; the RTT that
+ * showed it is in queue_rtt_us). rtt_us 0: no sample on this ACK. */
 HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt)
 {
 	if (!p->active)
 		return 0;
-	if (hs_queue_seen(rtt_us, min_rtt_us)) {
-		p->active = 0;
-		return 1;
+	if (rtt_us && p->round_samples < HS_PROBE_RTT_SAMPLES) {
+		if (!p->round_samples || rtt_us < p->round_min_rtt_us)
+			p->round_min_rtt_us = rtt_us;
+		if (++p->round_samples == HS_PROBE_RTT_SAMPLES && hs_queue_seen(p->round_min_rtt_us, min_rtt_us)) {
+			p->queue_rtt_us = p->round_min_rtt_us;
+			p->active = 0;
+			return 1;
+		}
 	}
 	if (!hs_seq_before(snd_una, p->round_end_seq)) {
 		p->round_end_seq = snd_nxt;
+		p->round_samples = 0;
 		if (p->clear_rounds < 255)
 			p->clear_rounds++;
 		if (p->clear_rounds >= 2 && p->growth_pct < HS_PROBE_MAX_GROWTH_PCT)

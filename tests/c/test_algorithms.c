@@ -305,6 +305,73 @@ static void test_ack_bursts(void)
 	      (unsigned long long)gcbe_best(&g), (unsigned long long)PAYLOAD_BPS);
 }
 
+/* The send-rate bound: a cycle's estimate is never above the rate its data was sent at. */
+static void test_send_rate_bound(void)
+{
+	struct gcbe g, plain;
+	__u64 est;
+
+	/* Honest slow start: round r's data went out while round r-1's ACKs came back,
+	 * two packets per ACK (twice the link's rate), then the sender paused; the ACKs
+	 * pause one round later. With the pauses removed on both sides the send rate is
+	 * 2x the ACK rate: the bound leaves the estimate exactly as ACK timing alone. */
+	memset(&g, 0, sizeof(g));
+	memset(&plain, 0, sizeof(plain));
+	for (int round = 0; round < 5; round++)
+		for (int i = 0; i < (5 << round); i++) {
+			__u64 t = 50000ULL * (round + 1) + i * ACK_GAP_US;
+			__u64 sent = 50000ULL * round + 1000 + i * ACK_GAP_US / 2;
+			gcbe_on_ack_sent(&g, t, ACK_BYTES, sent, 50000);
+			gcbe_on_ack(&plain, t, ACK_BYTES, 50000);
+		}
+	gcbe_finish(&g);
+	gcbe_finish(&plain);
+	CHECK(gcbe_best(&g) == gcbe_best(&plain) && near((double)gcbe_best(&g), (double)PAYLOAD_BPS, 0.001),
+	      "slow start: %llu vs ACK timing alone %llu", (unsigned long long)gcbe_best(&g), (unsigned long long)gcbe_best(&plain));
+
+	/* A receiver that compresses its ACKs: the data went out paced at a tenth of the
+	 * ACK rate (one ACK's worth every 2.4 ms) for 300 ms, and every ACK comes back 240 us
+	 * after the previous one, as if a 10x faster path had carried it. ACK timing alone
+	 * believes it; the send times do not. */
+	memset(&g, 0, sizeof(g));
+	memset(&plain, 0, sizeof(plain));
+	for (__u64 i = 0; i < 125; i++) {
+		__u64 sent = 1000 + i * 10 * ACK_GAP_US;
+		__u64 t = 300000 + i * ACK_GAP_US;
+		gcbe_on_ack_sent(&g, t, ACK_BYTES, sent, 50000);
+		gcbe_on_ack(&plain, t, ACK_BYTES, 50000);
+	}
+	gcbe_finish(&g);
+	gcbe_finish(&plain);
+	CHECK(near((double)gcbe_best(&plain), (double)PAYLOAD_BPS, 0.01), "ACK timing alone reads the fake rate: %llu",
+	      (unsigned long long)gcbe_best(&plain));
+	CHECK(gcbe_best(&g) <= PAYLOAD_BPS / 10 + PAYLOAD_BPS / 100, "bounded by the send rate: %llu vs %llu",
+	      (unsigned long long)gcbe_best(&g), (unsigned long long)(PAYLOAD_BPS / 10));
+
+	/* The same with ACKs merged into bursts (merge_us): the burst's latest send time. */
+	memset(&g, 0, sizeof(g));
+	g.merge_us = 500;
+	for (__u64 i = 0; i < 125; i++)
+		gcbe_on_ack_sent(&g, 300000 + (i / 20) * 5000 + (i % 20) * 10, ACK_BYTES, 1000 + i * 10 * ACK_GAP_US, 50000);
+	gcbe_finish(&g);
+	CHECK(gcbe_best(&g) && gcbe_best(&g) <= PAYLOAD_BPS / 10 + PAYLOAD_BPS / 100, "bursts, bounded: %llu",
+	      (unsigned long long)gcbe_best(&g));
+
+	/* Send times unknown (every RTT sample refused) or all data sent at once: no bound. */
+	memset(&g, 0, sizeof(g));
+	CHECK(gcbe_send_bound(&g) == ~0ULL, "empty cycle: no bound");
+	gcbe_on_ack_sent(&g, 1000, 0, 500, 50000);
+	gcbe_on_ack_sent(&g, 1240, ACK_BYTES, 500, 50000);
+	gcbe_on_ack_sent(&g, 1480, ACK_BYTES, 500, 50000);
+	CHECK(gcbe_send_bound(&g) == ~0ULL, "sent together: no bound");
+	est = gcbe_cycle_estimate(&g);
+	CHECK(near((double)est, (double)PAYLOAD_BPS, 0.001), "and the ACK rate stands: %llu", (unsigned long long)est);
+	/* Reordering: an older send time later in the cycle neither moves it back nor
+	 * makes a pause. */
+	gcbe_on_ack_sent(&g, 1720, ACK_BYTES, 400, 50000);
+	CHECK(g.sent_last_us == 500 && g.sent_max_gap_us == 0, "older send time ignored");
+}
+
 /* Shadow mode's histogram at its edges: cached / measured. */
 static void test_shadow_buckets(void)
 {
@@ -326,6 +393,7 @@ int main(void)
 	test_suss_conditions();
 	test_shadow_buckets();
 	test_ack_bursts();
+	test_send_rate_bound();
 	test_cwnd_limited_rounds();
 	test_no_gap_at_all();
 	test_one_ack_cycles_do_not_close();

@@ -220,8 +220,46 @@ static void test_probe(void)
 	CHECK(!hs_probe_on_ack(&p, 50100, 50000, 100 * MSS, 150 * MSS) && p.clear_rounds == 1 && p.growth_pct == 25, "one clear round");
 	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 150 * MSS, 200 * MSS) && p.clear_rounds == 2 && p.growth_pct == 50, "two: doubled");
 	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 200 * MSS, 300 * MSS) && p.growth_pct == 50, "three: at most 1.5x per RTT");
-	CHECK(hs_probe_on_ack(&p, 57000, 50000, 160 * MSS, 210 * MSS) && !p.active, "a queue ends it");
-	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 170 * MSS, 220 * MSS), "ended once");
+	/* The queue is the smallest of the first eight RTT samples of a round (round 4
+	 * began at 200: it ends at 300). One late sample is not a queue; eight above the
+	 * threshold (6.25 ms at 50 ms) end the probe. */
+	CHECK(!hs_probe_on_ack(&p, 60000, 50000, 201 * MSS, 300 * MSS) && p.active && p.round_samples == 1, "round 4 sample 1");
+	CHECK(!hs_probe_on_ack(&p, 0, 50000, 202 * MSS, 300 * MSS) && p.round_samples == 1, "an ACK without a sample counts for nothing");
+	for (int i = 0; i < HS_PROBE_RTT_SAMPLES - 2; i++)
+		CHECK(!hs_probe_on_ack(&p, 58000 + 1000 * (i & 1), 50000, (203 + i) * MSS, 300 * MSS) && p.active, "gathering %d", i);
+	CHECK(hs_probe_on_ack(&p, 57000, 50000, 210 * MSS, 300 * MSS) && !p.active && p.queue_rtt_us == 57000,
+	      "eight above the threshold end it, with their smallest RTT: %u", p.queue_rtt_us);
+	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 211 * MSS, 300 * MSS), "ended once");
+	/* ACK jitter, as over LTE: one sample in eight late by 40 ms, over many rounds of
+	 * 50 ACKs: never a queue. Nor are late samples after a round's first eight (the
+	 * round's own burst queueing for a moment). */
+	hs_probe_start(&p, 100 * MSS, 25);
+	for (__u32 i = 0; i < 400; i++) {
+		__u32 una = (50 + i) * MSS, in_round = i % 50;
+		__u32 rtt = in_round >= HS_PROBE_RTT_SAMPLES ? 90000 : in_round == 3 ? 90000 : 50500;
+		CHECK(!hs_probe_on_ack(&p, rtt, 50000, una, una + 50 * MSS), "jitter %u", i);
+	}
+	CHECK(p.active && p.clear_rounds >= 7, "jitter alone does not end the probe (%u rounds)", p.clear_rounds);
+	/* A queue at the start of a round ends it (the first ACK here closes the last round). */
+	for (__u32 i = 0; i <= HS_PROBE_RTT_SAMPLES && p.active; i++)
+		hs_probe_on_ack(&p, 57000, 50000, (450 + i) * MSS, (500 + i) * MSS);
+	CHECK(!p.active && p.queue_rtt_us == 57000, "a round that begins queued ends it");
+
+	/* Never slower than slow start from IW: 2x IW by the end of the jump's round, 4x
+	 * IW by the end of the next; above that, the probe's own growth. */
+	hs_probe_start(&p, 100 * MSS, 25);
+	CHECK(hs_probe_growth(&p, HS_INIT_CWND) == 100 && hs_probe_growth(&p, 2 * HS_INIT_CWND - 1) == 100, "round 0 below 2 IW: slow start");
+	CHECK(hs_probe_growth(&p, 2 * HS_INIT_CWND) == 25, "round 0 at 2 IW: the probe");
+	hs_probe_on_ack(&p, 50000, 50000, 100 * MSS, 130 * MSS);
+	CHECK(hs_probe_growth(&p, 3 * HS_INIT_CWND) == 100 && hs_probe_growth(&p, 4 * HS_INIT_CWND) == 25, "round 1: up to 4 IW");
+	cnt = 0;
+	cwnd = 12;  /* a jump of 12 (an entry far too low): the first round doubles from IW */
+	hs_probe_start(&p, 100 * MSS, 25);
+	for (int i = 0; i < 12; i++)
+		cwnd = hs_probe_grow(cwnd, 1, hs_probe_growth(&p, cwnd), &cnt);
+	CHECK(cwnd == 2 * HS_INIT_CWND + 1, "12 acked from 12: slow start to 2 IW (8), then the probe (4 x 25 %%): %u", cwnd);
+	p.clear_rounds = 40;
+	CHECK(hs_probe_growth(&p, 5) == 25, "the floor stops growing with the shift (no overflow)");
 	/* Draining: 600 packets at 75 ms over a 50 ms path hold 200 in the queue. */
 	CHECK(hs_drained_cwnd(600, 50000, 75000) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000));
 	CHECK(hs_drained_cwnd(12, 50000, 500000) == HS_INIT_CWND, "never below IW");
