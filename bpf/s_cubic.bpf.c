@@ -19,7 +19,8 @@
  *        │  loss/ECN/RTO/rate test before that: Safe Retreat — ssthresh =
  *        │        PipeSize × β (the rate test: the delivered rate × min RTT), Cubic's
  *        │        W_max likewise (not the jump), no growth until the jump is acked,
- *        │        the entry deleted
+ *        │        then (loss, ECN) ssthresh from all the jump delivered; the entry
+ *        │        deleted
  *        ▼
  *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
  *
@@ -218,6 +219,7 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 	if (!flow)
 		return ssthresh;
 	flow->probe.active = 0;
+	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
 		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
 		return tp->snd_ssthresh;
@@ -241,6 +243,16 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		/* Safe Retreat: no growth until the last jump packet is acknowledged. */
 		if (hs_resume_holds_growth(&flow->start.resume))
 			return;
+		/* Then ssthresh from all the jump delivered (lib/resume.h), applied once the
+		 * recovery is over (here: cong_avoid runs in Open/Disorder only), so that cwnd
+		 * climbs to it by slow start rather than in one burst at recovery's end. Not
+		 * after an RTO, nor after the rate test (its cwnd is the measured BDP). */
+		if (flow->start.resume.exit_ssthresh) {
+			if ((flow->start.outcome == HS_RETREAT_LOSS || flow->start.outcome == HS_RETREAT_ECN) &&
+			    tp->snd_ssthresh < flow->start.resume.exit_ssthresh)
+				tp->snd_ssthresh = flow->start.resume.exit_ssthresh;
+			flow->start.resume.exit_ssthresh = 0;
+		}
 		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {
 			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, hs_probe_growth(&flow->probe, tp->snd_cwnd),
 						     &flow->probe.cnt);

@@ -118,9 +118,39 @@ static void test_loss_while_validating(void)
 	CHECK(!hs_resume_retreat(&r, 50, 1100 * MSS, 870, &s, &cap), "one retreat per flow");
 	/* The retreat ends when the last unvalidated packet (999) is acknowledged. */
 	CHECK(hs_resume_on_ack(&r, 990 * MSS, 900) == HS_RESUME_NONE && r.phase == HS_PHASE_RETREAT, "holding");
-	CHECK(r.pipe_pkts == 860, "PipeSize frozen at the retreat");
+	CHECK(r.pipe_pkts == 860 && r.exit_ssthresh == 0, "PipeSize reported as at the retreat; no exit yet");
 	hs_resume_on_ack(&r, 1000 * MSS, 910);
 	CHECK(r.phase == HS_PHASE_NORMAL && !hs_resume_holds_growth(&r), "growth allowed again");
+	CHECK(r.exit_ssthresh == 455, "at the exit, ssthresh = PipeSize (910 by now) x 0.5 = %u", r.exit_ssthresh);
+}
+
+static void test_random_loss_early_in_the_jump(void)
+{
+	/* A right-sized jump of 100 on a lossy path: the 4th packet is lost and the loss is
+	 * found when 3 were delivered. The retreat's ssthresh from PipeSize 3 is the
+	 * minimum; once the rest of the jump is delivered (96 more) the exit's is half of
+	 * what it delivered, as the RFC has it, not 2. */
+	struct hs_resume r;
+	__u32 ev, s = 0, cap = 0;
+
+	jump(&r, 100, 0);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	CHECK(hs_resume_retreat(&r, 50, 100 * MSS, 3, &s, &cap) && s == 2 && cap == 2, "retreat at PipeSize 3: %u %u", s, cap);
+	CHECK(hs_resume_on_ack(&r, 3 * MSS, 60) == HS_RESUME_NONE && r.exit_ssthresh == 0, "the hole holds snd_una");
+	hs_resume_on_ack(&r, 100 * MSS, 99);
+	CHECK(r.phase == HS_PHASE_NORMAL && r.exit_ssthresh == 49 && r.pipe_pkts == 3, "exit ssthresh %u, reported PipeSize %u",
+	      r.exit_ssthresh, r.pipe_pkts);
+	/* beta 70 (Cubic's): 69. */
+	jump(&r, 100, 0);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_retreat(&r, 70, 100 * MSS, 3, &s, &cap);
+	hs_resume_on_ack(&r, 100 * MSS, 99);
+	CHECK(r.exit_ssthresh == 69, "beta 70: %u", r.exit_ssthresh);
+	/* A retreat before the first ACK that delivers nothing more: the minimum. */
+	jump(&r, 431, 5);
+	hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap);
+	hs_resume_on_ack(&r, 431 * MSS, 5);
+	CHECK(r.exit_ssthresh == 2, "nothing delivered: %u", r.exit_ssthresh);
 }
 
 static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
@@ -300,6 +330,7 @@ int main(void)
 	test_jump_size();
 	test_validated_resume();
 	test_loss_while_validating();
+	test_random_loss_early_in_the_jump();
 	test_loss_while_unvalidated_and_rto_in_the_first_rtt();
 	test_sender_with_less_data_than_the_jump();
 	return check_report();
