@@ -208,7 +208,7 @@ pub const KNOBS: &[Knob] = &[
         name: "after_jump",
         kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
         default: 2,
-        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until a round's first 8 RTT samples show a queue",
+        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until the smallest of 8 consecutive RTT samples shows a queue",
     },
     Knob {
         name: "gcbe_min_span_us",

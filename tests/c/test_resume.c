@@ -250,30 +250,26 @@ static void test_probe(void)
 	CHECK(!hs_probe_on_ack(&p, 50100, 50000, 100 * MSS, 150 * MSS) && p.clear_rounds == 1 && p.growth_pct == 25, "one clear round");
 	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 150 * MSS, 200 * MSS) && p.clear_rounds == 2 && p.growth_pct == 50, "two: doubled");
 	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 200 * MSS, 300 * MSS) && p.growth_pct == 50, "three: at most 1.5x per RTT");
-	/* The queue is the smallest of the first eight RTT samples of a round (round 4
-	 * began at 200: it ends at 300). One late sample is not a queue; eight above the
-	 * threshold (6.25 ms at 50 ms) end the probe. */
-	CHECK(!hs_probe_on_ack(&p, 60000, 50000, 201 * MSS, 300 * MSS) && p.active && p.round_samples == 1, "round 4 sample 1");
-	CHECK(!hs_probe_on_ack(&p, 0, 50000, 202 * MSS, 300 * MSS) && p.round_samples == 1, "an ACK without a sample counts for nothing");
-	for (int i = 0; i < HS_PROBE_RTT_SAMPLES - 2; i++)
-		CHECK(!hs_probe_on_ack(&p, 58000 + 1000 * (i & 1), 50000, (203 + i) * MSS, 300 * MSS) && p.active, "gathering %d", i);
-	CHECK(hs_probe_on_ack(&p, 57000, 50000, 210 * MSS, 300 * MSS) && !p.active && p.queue_rtt_us == 57000,
-	      "eight above the threshold end it, with their smallest RTT: %u", p.queue_rtt_us);
-	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 211 * MSS, 300 * MSS), "ended once");
-	/* ACK jitter, as over LTE: one sample in eight late by 40 ms, over many rounds of
-	 * 50 ACKs: never a queue. Nor are late samples after a round's first eight (the
-	 * round's own burst queueing for a moment). */
+	/* The queue is the smallest RTT of a block of eight consecutive samples: four
+	 * gathered above; four more, one of them 50 ms, complete a block without a queue.
+	 * The next eight, all 57-59 ms (6.25 ms is the threshold at 50 ms), end it. */
+	CHECK(!hs_probe_on_ack(&p, 60000, 50000, 201 * MSS, 300 * MSS) && p.active, "one late sample is not a queue");
+	CHECK(!hs_probe_on_ack(&p, 0, 50000, 202 * MSS, 300 * MSS) && p.block_samples == 5, "an ACK without a sample counts for nothing");
+	CHECK(!hs_probe_on_ack(&p, 58000, 50000, 203 * MSS, 300 * MSS), "gathering");
+	CHECK(!hs_probe_on_ack(&p, 57000, 50000, 204 * MSS, 300 * MSS), "gathering");
+	CHECK(!hs_probe_on_ack(&p, 59000, 50000, 205 * MSS, 300 * MSS) && p.active && p.block_samples == 0,
+	      "a block whose smallest is 50 ms: no queue");
+	for (int i = 0; i < HS_PROBE_RTT_SAMPLES - 1; i++)
+		CHECK(!hs_probe_on_ack(&p, 58000 + 1000 * (i & 1), 50000, (206 + i) * MSS, 300 * MSS) && p.active, "gathering %d", i);
+	CHECK(hs_probe_on_ack(&p, 57000, 50000, 213 * MSS, 300 * MSS) && !p.active && p.queue_rtt_us == 57000,
+	      "a block all above the threshold ends it, with its smallest RTT: %u", p.queue_rtt_us);
+	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 214 * MSS, 300 * MSS), "ended once");
+	/* ACK jitter, as over LTE: one sample in eight late by 40 ms, the others clean,
+	 * over many rounds: the probe never ends. */
 	hs_probe_start(&p, 100 * MSS, 25);
-	for (__u32 i = 0; i < 400; i++) {
-		__u32 una = (50 + i) * MSS, in_round = i % 50;
-		__u32 rtt = in_round >= HS_PROBE_RTT_SAMPLES ? 90000 : in_round == 3 ? 90000 : 50500;
-		CHECK(!hs_probe_on_ack(&p, rtt, 50000, una, una + 50 * MSS), "jitter %u", i);
-	}
-	CHECK(p.active && p.clear_rounds >= 7, "jitter alone does not end the probe (%u rounds)", p.clear_rounds);
-	/* A queue at the start of a round ends it (the first ACK here closes the last round). */
-	for (__u32 i = 0; i <= HS_PROBE_RTT_SAMPLES && p.active; i++)
-		hs_probe_on_ack(&p, 57000, 50000, (450 + i) * MSS, (500 + i) * MSS);
-	CHECK(!p.active && p.queue_rtt_us == 57000, "a round that begins queued ends it");
+	for (__u32 i = 0; i < 400; i++)
+		CHECK(!hs_probe_on_ack(&p, i % 8 == 3 ? 90000 : 50500, 50000, (50 + i) * MSS, (150 + i) * MSS), "jitter %u", i);
+	CHECK(p.active, "jitter alone does not end the probe");
 
 	/* Never slower than slow start from IW: 2x IW by the end of the jump's round, 4x
 	 * IW by the end of the next; above that, the probe's own growth. */
