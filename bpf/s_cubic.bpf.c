@@ -244,9 +244,10 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 		if (hs_resume_holds_growth(&flow->start.resume))
 			return;
 		/* Then ssthresh from all the jump delivered (lib/resume.h), applied once the
-		 * recovery is over (here: cong_avoid runs in Open/Disorder only), so that cwnd
-		 * climbs to it by slow start rather than in one burst at recovery's end. Not
-		 * after an RTO, nor after the rate test (its cwnd is the measured BDP). */
+		 * recovery is over (cong_avoid does not run while Recovery/CWR shrink cwnd),
+		 * so that cwnd climbs to it by slow start rather than in one burst at
+		 * recovery's end. Not after an RTO, nor after the rate test (its cwnd is the
+		 * measured BDP). */
 		if (flow->start.resume.exit_ssthresh) {
 			if ((flow->start.outcome == HS_RETREAT_LOSS || flow->start.outcome == HS_RETREAT_ECN) &&
 			    tp->snd_ssthresh < flow->start.resume.exit_ssthresh)
