@@ -146,7 +146,7 @@ enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
  * the others start as the kernel), or all of them, each with the saved rate split
  * by the number resuming (RFC 9959 §4.4 allows either). */
 enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
-#define HS_SPLIT_MAX 16             /* more concurrent resumers than this share as 16 */
+#define HS_SPLIT_MAX 16             /* a jump counts at most this many others: split at most 17 ways */
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

@@ -99,34 +99,31 @@ HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g)
 	return (g->bytes - g->sent_max_gap_bytes) * HS_USEC_PER_SEC / (span - g->sent_max_gap_us);
 }
 
-/* Eq. 7 for the current cycle; 0 when it is undefined (no time or no bytes left). */
+/* Eq. 7 for the current cycle, never above its send rate; 0 when it is undefined (no
+ * time or no bytes left, and no arrival of its own to go by). */
 HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 {
 	__u64 span = g->last_ack_us - g->cycle_start_us;
 	__u64 gap_us = g->max_gap_us, gap_bytes = g->max_gap_bytes;
-	__u64 time_us, bytes, bound;
+	__u64 time_us, bytes, est, bound;
 
 	if (g->merge_us) {
 		gap_us += g->pre_gap_us;
 		gap_bytes += g->pre_gap_bytes;
 	}
-	if (span <= gap_us || g->bytes <= gap_bytes || span - gap_us < g->min_span_us) {
-		bound = gcbe_send_bound(g);
-		return g->best_arrival < bound ? g->best_arrival : bound;
+	est = g->best_arrival;
+	if (span > gap_us && g->bytes > gap_bytes && span - gap_us >= g->min_span_us) {
+		time_us = span - gap_us;
+		bytes = g->bytes - gap_bytes;
+		/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
+		bytes = bytes >= (1ULL << 44) ? bytes / time_us * HS_USEC_PER_SEC : bytes * HS_USEC_PER_SEC / time_us;
+		/* In bursts, a whole aggregation interval of a busy link is the rate itself:
+		 * slow start's short busy periods may hold one such interval and little else. */
+		if (bytes > est)
+			est = bytes;
 	}
-	time_us = span - gap_us;
-	bytes = g->bytes - gap_bytes;
-	/* bytes < 2^44 (16 TB) keeps bytes * 1e6 below 2^64. */
-	if (bytes >= (1ULL << 44))
-		bytes = bytes / time_us * HS_USEC_PER_SEC;
-	else
-		bytes = bytes * HS_USEC_PER_SEC / time_us;
-	/* In bursts, a whole aggregation interval of a busy link is the rate itself:
-	 * slow start's short busy periods may hold one such interval and little else. */
-	if (g->best_arrival > bytes)
-		bytes = g->best_arrival;
 	bound = gcbe_send_bound(g);
-	return bytes < bound ? bytes : bound;
+	return est < bound ? est : bound;
 }
 
 HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
@@ -170,7 +167,9 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 		gcbe_open_cycle(g, now_us, sent_us);
 		return 0;
 	}
-	if (sent_us > g->sent_last_us) {    /* reordered or retransmitted data: no later send */
+	/* Only a later send time moves the send span (reordered data, or an ACK without
+	 * an RTT sample, carries none). */
+	if (sent_us > g->sent_last_us) {
 		if (g->sent_last_us && sent_us - g->sent_last_us > g->sent_max_gap_us) {
 			g->sent_max_gap_us = sent_us - g->sent_last_us;
 			g->sent_max_gap_bytes = acked;
