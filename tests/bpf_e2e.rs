@@ -393,6 +393,40 @@ fn unload_and_load_while_flows_are_running() {
     assert!(rows.iter().all(|r| r.error.is_none() && r.fct_s.is_some()), "{rows:?}");
 }
 
+/// Ids of the loaded BPF programs with this name (bpftool, installed by setup).
+fn prog_ids(name: &str) -> Vec<u64> {
+    let out = Command::new("bpftool").args(["-j", "prog", "show", "name", name]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Every `"id":` key (not "btf_id", "map_ids"), however bpftool lays the JSON out.
+    text.match_indices("\"id\":").map(|(i, _)| text[i + 5..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()).collect()
+}
+
+#[test]
+fn a_lab_run_replaces_controllers_registered_by_another_build() {
+    let f = Fresh::new("rebuild");
+    ok(&["load", "s_cubic"]);
+    let before = prog_ids("s_cubic_init");
+    assert!(!before.is_empty(), "s_cubic_init is loaded");
+    // As if an older binary had registered s_cubic: the lab must not measure its programs.
+    std::fs::write("/run/headstart/s_cubic.build", "another build").unwrap();
+    let st = status();
+    let s_cubic = st["controllers"].as_array().unwrap().iter().find(|c| c["name"] == "s_cubic").unwrap();
+    assert_eq!(s_cubic["other_build"], true, "status says so: {st}");
+    let out = f.path("out");
+    let run = hs(&["lab", "sweep", "--cc", "s_cubic", "--sizes", "64k", "--reps", "1", "--rate", "100mbit", "--rtt", "20ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(err.contains("s_cubic was registered by another headstart build"), "{err}");
+    let after = prog_ids("s_cubic_init");
+    assert!(after.iter().any(|id| !before.contains(id)), "new programs: before {before:?}, after {after:?}");
+    assert!(sysctl("tcp_available_congestion_control").contains("s_cubic"), "registered throughout");
+    let rows = measured(&out);
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.cc == "s_cubic" && r.error.is_none() && r.fct_s.is_some()), "the flows ran: {rows:?}");
+    assert!(ok(&["load", "s_cubic"]).contains("already loaded"), "this build's programs are current now");
+    ok(&["unload"]);
+    assert!(!Path::new("/run/headstart/s_cubic.build").exists(), "unload removes the stamp");
+}
+
 /// The first cwnd sample of each flow in a results folder's cwnd.csv, by row index.
 fn first_cwnd(dir: &Path) -> std::collections::HashMap<usize, u32> {
     let csv = std::fs::read_to_string(dir.join("cwnd.csv")).expect("cwnd.csv (run with --sample)");

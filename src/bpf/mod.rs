@@ -182,6 +182,33 @@ pub fn is_loaded(name: &str) -> bool {
     link_path(name).exists() && available_ccs().map(|a| a.iter().any(|n| n == name)).unwrap_or(false)
 }
 
+/// Which build registered each controller: a stamp per controller, written when it is
+/// registered. bpffs holds no plain files; /run, like the registrations, does not
+/// outlive a reboot.
+const BUILD_STAMP_DIR: &str = "/run/headstart";
+
+fn build_stamp_path(cc: &str) -> PathBuf {
+    Path::new(BUILD_STAMP_DIR).join(format!("{cc}.build"))
+}
+
+/// This binary's build of a controller: FNV-1a of its embedded BPF object.
+fn build_id(c: &Controller) -> String {
+    let hash = c.object.0.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+fn write_build_stamp(c: &Controller) -> Result<()> {
+    std::fs::create_dir_all(BUILD_STAMP_DIR).with_context(|| format!("creating {BUILD_STAMP_DIR}"))?;
+    std::fs::write(build_stamp_path(c.name()), build_id(c)).with_context(|| format!("writing {}", build_stamp_path(c.name()).display()))
+}
+
+/// Registered, and by this build (not by an older binary, whose programs a lab run
+/// would otherwise measure).
+pub fn is_current(name: &str) -> bool {
+    let Ok(c) = controller(name) else { return false };
+    is_loaded(name) && std::fs::read_to_string(build_stamp_path(name)).map(|s| s.trim() == build_id(c)).unwrap_or(false)
+}
+
 const ALLOWED: &str = "/proc/sys/net/ipv4/tcp_allowed_congestion_control";
 const DEFAULT_CC: &str = "/proc/sys/net/ipv4/tcp_congestion_control";
 
@@ -210,7 +237,16 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
     drop_stale_pins()?;
     let mut loaded = Vec::new();
     for c in wanted {
+        if is_current(c.name()) {
+            continue;
+        }
         if is_loaded(c.name()) {
+            // Registered by another build: its programs are replaced in place.
+            let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
+            object::update_struct_ops_pinned(&mut obj, c.name(), &link_path(c.name()))?;
+            write_build_stamp(c)?;
+            eprintln!("headstart: {} was registered by another headstart build: its programs are replaced by this build's", c.name());
+            loaded.push(c.name().to_string());
             continue;
         }
         // A link pin without a registered controller is a leftover: replace it.
@@ -221,6 +257,7 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
             write_knobs(&Knobs::default())?;
         }
         object::attach_struct_ops_pinned(&mut obj, c.name(), &link_path(c.name()))?;
+        write_build_stamp(c)?;
         loaded.push(c.name().to_string());
     }
     let all: Vec<&str> = CONTROLLERS.iter().map(|c| c.name()).filter(|n| is_loaded(n)).collect();
@@ -256,7 +293,9 @@ pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
         if std::fs::remove_file(link_path(c.name())).is_ok() {
             removed.push(c.name().to_string());
         }
+        let _ = std::fs::remove_file(build_stamp_path(c.name()));
     }
+    let _ = std::fs::remove_dir(BUILD_STAMP_DIR);
     if purge {
         if let Ok(entries) = std::fs::read_dir(PIN_DIR) {
             for e in entries.flatten() {

@@ -91,6 +91,33 @@ pub fn attach_struct_ops_pinned(obj: &mut Object, map: &str, pin: &Path) -> Resu
     Ok(())
 }
 
+/// Replaces the programs behind the registered congestion control pinned at `pin`
+/// with the struct_ops map `map` of `obj`, in place (a struct_ops link update): the
+/// name stays registered throughout, flows already running keep the programs they
+/// have, new flows get these. libbpf-rs has no wrapper for it: one call to libbpf.
+pub fn update_struct_ops_pinned(obj: &mut Object, map: &str, pin: &Path) -> Result<()> {
+    use libbpf_rs::AsRawLibbpf;
+    use std::os::unix::ffi::OsStrExt;
+    let m = obj.maps().find(|m| m.name() == map).with_context(|| format!("BPF object has no map {map}"))?;
+    let path = std::ffi::CString::new(pin.as_os_str().as_bytes()).context("pin path")?;
+    clear_log();
+    // SAFETY: a NUL-terminated path; the returned link is checked, then only
+    // disconnected (so that destroying our handle leaves the registration) and freed.
+    unsafe {
+        let link = libbpf_sys::bpf_link__open(path.as_ptr());
+        if link.is_null() {
+            bail!("opening the registration of {map} at {}: {}", pin.display(), std::io::Error::last_os_error());
+        }
+        let rc = libbpf_sys::bpf_link__update_map(link, m.as_libbpf_object().as_ptr());
+        libbpf_sys::bpf_link__disconnect(link);
+        libbpf_sys::bpf_link__destroy(link);
+        if rc != 0 {
+            bail!("replacing the programs of {map}: {}{}", std::io::Error::from_raw_os_error(-rc), log_reason());
+        }
+    }
+    Ok(())
+}
+
 /// Attaches program `prog` of `obj` to the tc ingress hook of `ifindex` (creating the
 /// clsact qdisc if needed). Runs in the calling thread's network namespace.
 pub fn tc_attach_ingress(obj: &Object, prog: &str, ifindex: i32) -> Result<()> {

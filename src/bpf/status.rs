@@ -15,6 +15,9 @@ use std::net::IpAddr;
 pub struct ControllerStatus {
     pub name: &'static str,
     pub loaded: bool,
+    /// Registered by another headstart build (its programs are not this binary's):
+    /// `headstart load` replaces them.
+    pub other_build: bool,
     /// Counter name -> count (summed over CPUs), in records.h's order; empty when
     /// nothing is pinned.
     pub counters: Map<String, Value>,
@@ -99,6 +102,7 @@ pub fn status() -> Result<Status> {
         .map(|c| ControllerStatus {
             name: c.name(),
             loaded: super::is_loaded(c.name()),
+            other_build: super::is_loaded(c.name()) && !super::is_current(c.name()),
             counters: super::counters(c.abi)
                 .map(|v| c.abi.counters.iter().map(|k| k.name.to_string()).zip(v.into_iter().map(Value::from)).collect())
                 .unwrap_or_default(),
@@ -122,6 +126,9 @@ impl Status {
         }
         for c in &self.controllers {
             s.push_str(&format!("{:<8} {}", c.name, if c.loaded { "loaded    " } else { "not loaded" }));
+            if c.other_build {
+                s.push_str(" (by another headstart build: `headstart load` replaces it)");
+            }
             for (k, v) in c.counters.iter().filter(|(k, _)| !k.starts_with("shadow_ratio_")) {
                 s.push_str(&format!("  {k} {v}"));
             }

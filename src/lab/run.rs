@@ -52,7 +52,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 /// Registers the headstart controllers among `ccs` that the kernel lacks.
 pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<()> {
-    let missing: Vec<String> = ccs.into_iter().filter(|k| crate::bpf::is_ours(k) && !crate::bpf::is_loaded(k)).map(str::to_string).collect();
+    let missing: Vec<String> = ccs.into_iter().filter(|k| crate::bpf::is_ours(k) && !crate::bpf::is_current(k)).map(str::to_string).collect();
     if !missing.is_empty() {
         let loaded = crate::bpf::load(&missing, crate::bpf::DEFAULT_TABLE_ENTRIES)?;
         eprintln!("loaded {} for this run (they stay registered: `headstart unload` removes them)", loaded.join(", "));
