@@ -131,8 +131,9 @@ struct hs_config {
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
 	__u32 gcbe_merge_us;
 	__u32 concurrency;          /* enum hs_concurrency */
+	__u32 s_bbr_gcbe;
 };
-_Static_assert(sizeof(struct hs_config) == 29 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 30 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -15,9 +15,11 @@
  *        │  loss/ECN/RTO before that: Safe Retreat — BBR goes to DRAIN (its
  *        │        estimate, not the cached rate, sets the pace), the entry deleted
  *        ▼
- *   release ──► store BBR's own estimates {max-filtered bw, min RTT}, unless the BDP
- *               <= IW, or an entry exists and this flow acked less than the cached BDP
- *               (short flows underestimate: the paper's new rule)
+ *   release ──► store {bw, BBR's min RTT}, bw the higher of BBR's max-filtered
+ *               estimate and GCBE's (estimator.h; knob s_bbr_gcbe, off: BBR's alone,
+ *               the paper), unless the BDP <= IW, or an entry exists and this flow
+ *               acked less than the cached BDP (short flows underestimate: the paper's
+ *               new rule)
  *
  * BBR's state (struct bbr) fills all of icsk_ca_priv; ours is in socket storage.
  * Differences from the paper: full 128-bit peer keys (the authors hashed IPv6 by its
@@ -28,6 +30,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
 #include "stateful.h"
+#include "estimator.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -44,6 +47,7 @@ extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
 
 struct s_bbr_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
+	struct hs_estimator estimator; /* GCBE beside BBR's own (knob s_bbr_gcbe) */
 };
 
 struct {
@@ -111,6 +115,7 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
 	cfg = hs_get_config();
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
 	/* BBR owns its pacing rate (cong_control): nothing recomputes it before the
 	 * first ACK, so no cap is needed. */
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, 0);
@@ -149,6 +154,7 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
 	struct hs_config cfg;
+	__u64 bw, gcbe;
 	__u32 min_rtt;
 
 	if (!flow)
@@ -158,7 +164,23 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 	min_rtt = bbr_of(sk)->min_rtt_us;
 	if (min_rtt == ~0U)
 		min_rtt = 0;
-	hs_store(sk, HS_CC_S_BBR, &cfg, &flow->start, bbr_bw_bytes_per_sec(sk), min_rtt, 1);
+	bw = bbr_bw_bytes_per_sec(sk);
+	if (cfg.s_bbr_gcbe) {
+		gcbe = hs_estimator_finish(&flow->estimator, &cfg, 1);
+		if (gcbe > bw)
+			bw = gcbe;
+	}
+	hs_store(sk, HS_CC_S_BBR, &cfg, &flow->start, bw, min_rtt, 1);
+}
+
+/* Not BBR's (it has no pkts_acked): every ACK also feeds GCBE. */
+SEC("struct_ops")
+void BPF_PROG(s_bbr_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+
+	if (flow)
+		hs_estimator_on_ack(&flow->estimator, hs_tcp_sk(sk), sample->rtt_us);
 }
 
 SEC("struct_ops")
@@ -223,6 +245,7 @@ struct tcp_congestion_ops s_bbr = {
 	.ssthresh = (void *)s_bbr_ssthresh,
 	.min_tso_segs = (void *)s_bbr_min_tso_segs,
 	.set_state = (void *)s_bbr_set_state,
+	.pkts_acked = (void *)s_bbr_acked,
 	.release = (void *)s_bbr_release,
 	.name = "s_bbr",
 };

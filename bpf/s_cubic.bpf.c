@@ -46,8 +46,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
-#include "lib/gcbe.h"
 #include "stateful.h"
+#include "estimator.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -61,8 +61,7 @@ extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 struct s_cubic_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
-	struct gcbe gcbe;           /* the bandwidth estimator */
-	__u64 last_delivered;       /* delivered_bytes() at the previous ACK */
+	struct hs_estimator estimator; /* GCBE, stored at release */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	struct hs_probe probe;      /* after_jump = probe: growing until a queue shows */
 };
@@ -73,12 +72,6 @@ struct {
 	__type(key, int);
 	__type(value, struct s_cubic_flow);
 } s_cubic_flows SEC(".maps");
-
-/* Bytes that reached the receiver: cumulatively acked plus SACKed. */
-static __always_inline __u64 delivered_bytes(const struct tcp_sock *tp)
-{
-	return tp->bytes_acked + (__u64)tp->sacked_out * tp->mss_cache;
-}
 
 static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
 {
@@ -98,10 +91,8 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 		return;
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
-	flow->last_delivered = delivered_bytes(hs_tcp_sk(sk));
 	cfg = hs_get_config();
-	flow->gcbe.min_span_us = cfg.gcbe_min_span_us;
-	flow->gcbe.merge_us = cfg.gcbe_merge_us;
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1);
 }
@@ -168,7 +159,6 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct s_cubic_flow *flow;
-	__u64 delivered, sent_us;
 
 	cubictcp_acked(sk, sample);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
@@ -180,12 +170,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		end_startup(sk, flow);
 	else
 		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
-	delivered = delivered_bytes(tp);
-	/* The RTT sample is measured to the newest data this ACK covers: its send time. */
-	sent_us = sample->rtt_us > 0 && tp->tcp_mstamp > (__u64)sample->rtt_us ? tp->tcp_mstamp - sample->rtt_us : 0;
-	gcbe_on_ack_sent(&flow->gcbe, tp->tcp_mstamp, delivered > flow->last_delivered ? delivered - flow->last_delivered : 0,
-			 sent_us, tp->srtt_us >> 3);
-	flow->last_delivered = delivered;
+	hs_estimator_on_ack(&flow->estimator, tp, sample->rtt_us);
 }
 
 SEC("struct_ops")
@@ -199,9 +184,7 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 		return;
 	hs_finish(HS_CC_S_CUBIC, &flow->start);
 	cfg = hs_get_config();
-	gcbe_finish(&flow->gcbe);
-	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, cfg.gcbe_median ? gcbe_median(&flow->gcbe) : gcbe_best(&flow->gcbe),
-		 flow->min_rtt_us, 0);
+	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, hs_estimator_finish(&flow->estimator, &cfg, 0), flow->min_rtt_us, 0);
 }
 
 /* Cubic's response to congestion, except during a resume: Safe Retreat, whose

@@ -55,6 +55,7 @@
 #define GCBE_MIN_CYCLE_ACKS 4     /* "more than 3 ACKs" before a cycle may close */
 #define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
 #define GCBE_ARRIVAL_MIN_US 4000  /* merge_us: an arrival's own rate counts over >= 4 ms */
+#define GCBE_SATURATED_PCT 110    /* sent >= 10 % faster than acked: the bottleneck set the ACK rate */
 
 struct gcbe {
 	__u64 cycle_start_us;       /* h_{i,0} = t_i */
@@ -82,6 +83,8 @@ struct gcbe {
 	__u64 sent_max_gap_us;      /* the longest pause between send times in the cycle */
 	__u64 sent_max_gap_bytes;   /* the bytes sent in it (acked by the arrival ending it) */
 	__u64 burst_sent_us;        /* merge_us: the burst's latest send time (0: unknown) */
+	__u32 saturated;            /* bit i: samples[i] came from a cycle that saturated the bottleneck */
+	__u32 pad;
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
@@ -100,8 +103,12 @@ HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g)
 }
 
 /* Eq. 7 for the current cycle, never above its send rate; 0 when it is undefined (no
- * time or no bytes left, and no arrival of its own to go by). */
-HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
+ * time or no bytes left, and no arrival of its own to go by). *saturated (if given)
+ * says whether the data went out at least GCBE_SATURATED_PCT of the rate the ACKs
+ * came back at: then a queue, not the sender, spaced the ACKs, and the estimate is
+ * the bottleneck's; otherwise (a paced or application-limited sender, or send times
+ * unknown) it may only be the rate the sender chose. */
+HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *saturated)
 {
 	__u64 span = g->last_ack_us - g->cycle_start_us;
 	__u64 gap_us = g->max_gap_us, gap_bytes = g->max_gap_bytes;
@@ -123,18 +130,31 @@ HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 			est = bytes;
 	}
 	bound = gcbe_send_bound(g);
+	if (saturated)
+		*saturated = est && bound != ~0ULL && bound / GCBE_SATURATED_PCT >= est / 100;
 	return est < bound ? est : bound;
 }
 
-HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
+HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
+{
+	return gcbe_cycle_estimate_saturated(g, 0);
+}
+
+HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
 {
 	__u32 i = g->ring_next;
 
 	if (i >= GCBE_SAMPLES)      /* bounds the index for the BPF verifier */
 		i = 0;
+	g->saturated = saturated ? g->saturated | (1U << i) : g->saturated & ~(1U << i);
 	g->samples[i] = estimate;
 	g->ring_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
 	g->nsamples++;
+}
+
+HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
+{
+	gcbe_push_saturated(g, estimate, 0);
 }
 
 HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
@@ -162,6 +182,7 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 sent_us, __u64 cycle_us)
 {
 	__u64 gap, est;
+	__u32 saturated;
 
 	if (g->acks == 0) {
 		gcbe_open_cycle(g, now_us, sent_us);
@@ -197,9 +218,9 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 	g->acks++;
 	if (now_us - g->cycle_start_us < cycle_us || g->acks < GCBE_MIN_CYCLE_ACKS)
 		return 0;
-	est = gcbe_cycle_estimate(g);
+	est = gcbe_cycle_estimate_saturated(g, &saturated);
 	if (est)
-		gcbe_push(g, est);
+		gcbe_push_saturated(g, est, saturated);
 	gcbe_open_cycle(g, now_us, g->sent_last_us);  /* the closing ACK is h_{i+1,0} */
 	return est;
 }
@@ -242,6 +263,7 @@ HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cyc
 HS_INLINE void gcbe_finish(struct gcbe *g)
 {
 	__u64 est;
+	__u32 saturated;
 
 	if (g->burst_open) {
 		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, g->burst_sent_us, ~0ULL);
@@ -250,9 +272,9 @@ HS_INLINE void gcbe_finish(struct gcbe *g)
 
 	if (g->acks < GCBE_MIN_FINISH_ACKS)
 		return;
-	est = gcbe_cycle_estimate(g);
+	est = gcbe_cycle_estimate_saturated(g, &saturated);
 	if (est)
-		gcbe_push(g, est);
+		gcbe_push_saturated(g, est, saturated);
 	g->acks = 0;
 }
 
@@ -272,15 +294,24 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
  * controllers store it by default instead of eq. 8's maximum: measured in the lab,
  * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
  * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md). */
-HS_INLINE __u64 gcbe_median(const struct gcbe *g)
+HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, int saturated_only)
 {
 	__u64 v[GCBE_SAMPLES];
 	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
+	__u32 m = 0;
 
 	if (!n)
 		return 0;
-	for (__u32 i = 0; i < GCBE_SAMPLES; i++)
-		v[i] = i < n ? g->samples[i] : ~0ULL;  /* unused slots sort last */
+	for (__u32 i = 0; i < GCBE_SAMPLES; i++) {
+		v[i] = ~0ULL;  /* unused slots sort last */
+		if (i < n && (!saturated_only || (g->saturated & (1U << i)))) {
+			v[i] = g->samples[i];
+			m++;
+		}
+	}
+	if (!m)
+		return 0;
+	n = m;
 	/* insertion sort of five values: bounded, verifier-friendly */
 	for (__u32 i = 1; i < GCBE_SAMPLES; i++) {
 		for (__u32 j = i; j > 0; j--) {
@@ -292,6 +323,20 @@ HS_INLINE __u64 gcbe_median(const struct gcbe *g)
 		}
 	}
 	return v[(n - 1) / 2];
+}
+
+HS_INLINE __u64 gcbe_median(const struct gcbe *g)
+{
+	return gcbe_median_of(g, 0);
+}
+
+/* The median of the last L estimates that saturated the bottleneck (0 if none). For a
+ * paced sender: its cycles paced below the bottleneck read the pacing rate, which
+ * only says the path is at least that fast (s_bbr stores the higher of this and
+ * BBR's own estimate, which already keeps the best delivery rate of those). */
+HS_INLINE __u64 gcbe_saturated_median(const struct gcbe *g)
+{
+	return gcbe_median_of(g, 1);
 }
 
 #endif

@@ -300,13 +300,19 @@ pub const KNOBS: &[Knob] = &[
         name: "gcbe_merge_us",
         kind: KnobKind::Number { min: 0, max: 100_000, unit: "us" },
         default: 0,
-        doc: "s_cubic's GCBE: ACKs within this of a burst's first are one arrival (ACK aggregation over Wi-Fi/LTE; 0 = off)",
+        doc: "GCBE: ACKs within this of a burst's first are one arrival (ACK aggregation over Wi-Fi/LTE; 0 = off)",
     },
     Knob {
         name: "concurrency",
         kind: KnobKind::Choice(&[("lease", 0), ("split", 1)]),
         default: 0,
         doc: "flows to one peer resuming at once: one at a time (the others start as the kernel), or all, the saved rate split among them",
+    },
+    Knob {
+        name: "s_bbr_gcbe",
+        kind: KnobKind::Switch,
+        default: ON,
+        doc: "s_bbr stores the higher of BBR's estimate and GCBE's (BBR's alone reads low after a flow that ends in STARTUP); off = BBR's (the paper)",
     },
 ];
 

@@ -372,6 +372,49 @@ static void test_send_rate_bound(void)
 	CHECK(g.sent_last_us == 500 && g.sent_max_gap_us == 0, "older send time ignored");
 }
 
+/* A paced sender (BBR's STARTUP): rounds paced at 1/8, 1/4, 1/2 of the bottleneck
+ * come back at the pacing rate; rounds paced at 1.5x queue and come back at the
+ * bottleneck's. The plain median of the last five cycles mixes the two (C/2); the
+ * median of the cycles that saturated the bottleneck is C. A sender that never paced
+ * above the bottleneck saturated nothing: 0, and its caller keeps its own estimate. */
+static void test_paced_startup_saturation(void)
+{
+	const __u64 below[] = { 8, 4, 2 };  /* ACK spacing in units of the bottleneck's */
+	struct gcbe g;
+	__u32 round = 0;
+
+	memset(&g, 0, sizeof(g));
+	for (; round < 3; round++) {
+		__u64 gap = ACK_GAP_US * below[round];
+		for (__u64 i = 0; i < 40000 / gap; i++) {
+			__u64 sent = 100000ULL * round + i * gap;
+			gcbe_on_ack_sent(&g, sent + 50000, ACK_BYTES, sent, 50000);
+		}
+	}
+	CHECK(gcbe_saturated_median(&g) == 0, "paced below the bottleneck: nothing saturated");
+	CHECK(g.nsamples >= 2 && gcbe_median(&g) < PAYLOAD_BPS / 3, "and the plain median reads the pacing: %llu",
+	      (unsigned long long)gcbe_median(&g));
+	for (; round < 5; round++)
+		for (__u64 i = 0; i < 100; i++) {
+			__u64 sent = 100000ULL * round + i * ACK_GAP_US * 2 / 3;
+			gcbe_on_ack_sent(&g, 100000ULL * round + 50000 + i * ACK_GAP_US, ACK_BYTES, sent, 50000);
+		}
+	gcbe_finish(&g);
+	CHECK(g.nsamples == 5, "five cycles: %u", g.nsamples);
+	CHECK(near((double)gcbe_median(&g), (double)PAYLOAD_BPS / 2, 0.03), "plain median: %llu",
+	      (unsigned long long)gcbe_median(&g));
+	CHECK(near((double)gcbe_saturated_median(&g), (double)PAYLOAD_BPS, 0.03), "saturated cycles' median: %llu vs %llu",
+	      (unsigned long long)gcbe_saturated_median(&g), (unsigned long long)PAYLOAD_BPS);
+	/* The ring forgets: five more cycles below the bottleneck clear every flag. */
+	for (round = 5; round < 10; round++)
+		for (__u64 i = 0; i < 40; i++) {
+			__u64 sent = 100000ULL * round + i * ACK_GAP_US * 4;
+			gcbe_on_ack_sent(&g, sent + 50000, ACK_BYTES, sent, 50000);
+		}
+	gcbe_finish(&g);
+	CHECK(gcbe_saturated_median(&g) == 0, "old saturated cycles left the ring: %llu", (unsigned long long)gcbe_saturated_median(&g));
+}
+
 /* Shadow mode's histogram at its edges: cached / measured. */
 static void test_shadow_buckets(void)
 {
@@ -394,6 +437,7 @@ int main(void)
 	test_shadow_buckets();
 	test_ack_bursts();
 	test_send_rate_bound();
+	test_paced_startup_saturation();
 	test_cwnd_limited_rounds();
 	test_no_gap_at_all();
 	test_one_ack_cycles_do_not_close();

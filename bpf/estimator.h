@@ -1,0 +1,54 @@
+/* The bandwidth a flow leaves for the next one: GCBE (lib/gcbe.h) fed from the
+ * socket on every ACK. s_cubic stores it; s_bbr stores the higher of it and BBR's own
+ * estimate (knob s_bbr_gcbe), because BBR's max-filtered delivery rate of a flow that
+ * ends in STARTUP reads low (-16 % after one 1 MB flow at 100 Mbit/s, 50 ms; -35 %
+ * with 16 ms ACK aggregation: BENCHMARKS.md, Issue 12). */
+#ifndef HS_ESTIMATOR_H
+#define HS_ESTIMATOR_H
+
+#include "lib/gcbe.h"
+
+struct hs_estimator {
+	struct gcbe gcbe;
+	__u64 last_delivered;       /* hs_delivered_bytes() at the previous ACK */
+};
+
+/* Bytes that reached the receiver: cumulatively acked plus SACKed (why not
+ * tp->delivered: s_cubic.bpf.c, difference 3). */
+static __always_inline __u64 hs_delivered_bytes(const struct tcp_sock *tp)
+{
+	return tp->bytes_acked + (__u64)tp->sacked_out * tp->mss_cache;
+}
+
+static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp,
+					      const struct hs_config *cfg)
+{
+	e->last_delivered = hs_delivered_bytes(tp);
+	e->gcbe.min_span_us = cfg->gcbe_min_span_us;
+	e->gcbe.merge_us = cfg->gcbe_merge_us;
+}
+
+/* One ACK (pkts_acked): its RTT sample is measured to the newest data it covers, so
+ * ACK time minus the sample is when that data was sent. */
+static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const struct tcp_sock *tp, __s32 rtt_us)
+{
+	__u64 delivered = hs_delivered_bytes(tp);
+	__u64 sent_us = rtt_us > 0 && tp->tcp_mstamp > (__u64)rtt_us ? tp->tcp_mstamp - rtt_us : 0;
+
+	gcbe_on_ack_sent(&e->gcbe, tp->tcp_mstamp, delivered > e->last_delivered ? delivered - e->last_delivered : 0,
+			 sent_us, tp->srtt_us >> 3);
+	e->last_delivered = delivered;
+}
+
+/* At release: the median (gcbe_median, the default) or the maximum (the paper) of the
+ * last cycles, the unfinished one included; of a paced sender's (s_bbr), only the
+ * cycles that saturated the bottleneck (the others read its pacing rate). */
+static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, const struct hs_config *cfg, int paced)
+{
+	gcbe_finish(&e->gcbe);
+	if (!cfg->gcbe_median)
+		return gcbe_best(&e->gcbe);
+	return paced ? gcbe_saturated_median(&e->gcbe) : gcbe_median(&e->gcbe);
+}
+
+#endif
