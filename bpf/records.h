@@ -21,19 +21,26 @@ struct hs_path {
 	__u64 busy_until_ns;        /* a flow is resuming from this entry until then (a lease) */
 	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
 	__u32 flows;                /* flows that stored into this entry */
-	__u32 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
+	__u16 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
+	__u16 flags;                /* HS_PATH_*: what the storing flows saw */
 	__u32 resumers;             /* concurrency=split: flows resuming from this entry now */
 };
 _Static_assert(sizeof(struct hs_path) == 40, "hs_path is 40 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
+_Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout");
+
+/* hs_path.flags. LOSSY: a storing flow lost packets with no queue in its RTT (random
+ * loss, not its own overshoot); a long flow without a retransmission clears it
+ * (lib/store.h). A jump to a lossy path gets no window override (knob rwnd_lossy). */
+#define HS_PATH_LOSSY 0x1
 
 /* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */
 enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT = 3 };
 #define HS_SOURCE_USER 3
 
 /* hs_counters: HS_COUNTERS_PER_CC per-CPU u64 slots per controller, indexed
- * cc * HS_COUNTERS_PER_CC + counter. Room is left for the phase counters to come. */
-#define HS_COUNTERS_PER_CC 32
+ * cc * HS_COUNTERS_PER_CC + counter, with room for more (a new size resets them on upgrade). */
+#define HS_COUNTERS_PER_CC 48
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -62,6 +69,7 @@ enum hs_counter {
 	HS_SHADOW_RATIO_0,          /* cached / measured < 0.25 (HS_SHADOW_BUCKETS buckets, lib/shadow.h) */
 	HS_SHADOW_RATIO_LAST = HS_SHADOW_RATIO_0 + 8,
 	HS_SHARED_JUMPS,            /* concurrency=split: jumps that shared their entry's rate with concurrent resumers */
+	HS_LOSSY_NO_RWND,           /* jumps to a lossy path without the window override (rwnd_lossy off) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -132,8 +140,9 @@ struct hs_config {
 	__u32 gcbe_merge_us;
 	__u32 concurrency;          /* enum hs_concurrency */
 	__u32 s_bbr_gcbe;
+	__u32 rwnd_lossy;
 };
-_Static_assert(sizeof(struct hs_config) == 30 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 31 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

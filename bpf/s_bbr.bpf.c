@@ -209,7 +209,10 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 	struct hs_config cfg;
 	__u32 retreat, pipe;
 
-	if (!flow || !hs_resume_active(&flow->start.resume))
+	if (!flow)
+		return ssthresh;
+	hs_note_congestion(sk, &flow->start, bbr_of(sk)->min_rtt_us);
+	if (!hs_resume_active(&flow->start.resume))
 		return ssthresh;
 	cfg = hs_get_config();
 	/* BBR does not use ssthresh to size cwnd; the retreat's cwnd cap and DRAIN do. */

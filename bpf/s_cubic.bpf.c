@@ -201,6 +201,7 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 
 	if (!flow)
 		return ssthresh;
+	hs_note_congestion(sk, &flow->start, flow->min_rtt_us);
 	flow->probe.active = 0;
 	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {

@@ -26,7 +26,7 @@ struct hs_start {
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
 	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
-	__u8 pad;
+	__u8 loss_no_queue;         /* a congestion signal came with no queue in the RTT */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
@@ -217,7 +217,11 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	}
 	st->startup = 1;
 	st->rwnd_mode = cfg->rwnd_override;
-	if (cfg->rwnd_override != HS_RWND_OFF)
+	if (st->rwnd_mode != HS_RWND_OFF && (p->flags & HS_PATH_LOSSY) && !cfg->rwnd_lossy) {
+		st->rwnd_mode = HS_RWND_OFF;
+		hs_count(cc, HS_LOSSY_NO_RWND);
+	}
+	if (st->rwnd_mode != HS_RWND_OFF)
 		hs_mark(sk, st, j.cwnd);
 	return 1;
 }
@@ -325,6 +329,15 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 	return 1;
 }
 
+/* ssthresh, on every congestion signal of the flow (resuming or not): one that comes
+ * with no queue in the smoothed RTT is random loss (a queue shows before an overflow),
+ * and marks the path lossy when the flow stores (hs_path_flags). */
+static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start *st, __u32 min_rtt_us)
+{
+	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(hs_tcp_sk(sk)->srtt_us >> 3, min_rtt_us))
+		st->loss_no_queue = 1;
+}
+
 /* set_state: the first sign of loss (Disorder: a dupACK or SACK) ends the window
  * override, whatever the mode: from then on the receiver holds data out of order,
  * and anything sent beyond its real window would be discarded. A retreat just begun
@@ -403,6 +416,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.source = cc;
+	entry.flags = hs_path_flags(old ? old->flags : 0, st->loss_no_queue, tp->total_retrans, tp->segs_out);
 	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);
 	hs_count(cc, HS_STORES);
 }

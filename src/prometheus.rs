@@ -26,6 +26,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_loss_no_queue_total", kind: "counter", help: "Losses while resuming with no queue in the RTT, answered as the kernel would (retreat_on=queue)." },
     Family { name: "headstart_off_flows_total", kind: "counter", help: "Flows started as the kernel's because mode=off." },
     Family { name: "headstart_shared_jumps_total", kind: "counter", help: "concurrency=split: jumps that shared their entry's rate with concurrent resumers." },
+    Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
     Family { name: "headstart_shadow_estimate_ratio", kind: "histogram", help: "mode=shadow: the cached rate over the rate the flow measured itself (1 = the entry was right)." },
     Family { name: "headstart_suss_rounds_total", kind: "counter", help: "SUSS slow-start rounds, by kind (accelerated: grown by more than 2x, normal)." },
@@ -64,6 +65,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "off" => f("headstart_off_flows_total", None),
         "shadow_would_jump" => f("headstart_shadow_would_jump_total", None),
         "shared_jumps" => f("headstart_shared_jumps_total", None),
+        "lossy_no_rwnd" => f("headstart_lossy_no_rwnd_total", None),
         // suss
         "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),
         "normal_rounds" => f("headstart_suss_rounds_total", Some(("kind", "normal"))),

@@ -15,13 +15,29 @@
 #define HS_STORE_H
 
 #include "types.h"
+#include "../records.h"
 
 #define HS_LOSSY_RETRANS_PCT 1    /* above 1 % of segments retransmitted: a lossy flow */
 #define HS_LOSSY_DECAY_SHIFT 3    /* a lossy flow lowers a higher entry by 1/8 at most */
+#define HS_LOSS_CLEAR_SEGS 200    /* a flow this long with no retransmission clears HS_PATH_LOSSY */
 
 HS_INLINE int hs_flow_lossy(__u32 retrans_segs, __u32 sent_segs)
 {
 	return (__u64)retrans_segs * 100 > (__u64)sent_segs * HS_LOSSY_RETRANS_PCT;
+}
+
+/* An entry's flags after a flow: a loss with no queue in the RTT marks the path lossy
+ * (random loss: a jump's hole there would make the receiver discard what lies past
+ * its real window). Only a flow of HS_LOSS_CLEAR_SEGS segments without a single
+ * retransmission clears the mark; a short clean flow says little (at 1 % loss, 64 %
+ * of 45-segment flows lose nothing, 13 % of 200-segment ones). */
+HS_INLINE __u16 hs_path_flags(__u16 old_flags, int loss_no_queue, __u32 retrans_segs, __u32 sent_segs)
+{
+	if (loss_no_queue)
+		return old_flags | HS_PATH_LOSSY;
+	if (!retrans_segs && sent_segs >= HS_LOSS_CLEAR_SEGS)
+		return old_flags & (__u16)~HS_PATH_LOSSY;
+	return old_flags;
 }
 
 /* The rate to store, given the entry's (0: none) and this flow's estimate. */

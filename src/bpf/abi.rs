@@ -52,7 +52,8 @@ c_record! {
         pub busy_until_ns: u64,
         pub min_rtt_us: u32,
         pub flows: u32,
-        pub source: u32,
+        pub source: u16,
+        pub flags: u16,
         pub resumers: u32,
     }
 }
@@ -91,7 +92,9 @@ c_record! {
 /// Who wrote an entry: the controllers by id (enum hs_cc_id), then the user.
 pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user"];
 /// HS_SOURCE_USER.
-pub const SOURCE_USER: u32 = 3;
+pub const SOURCE_USER: u16 = 3;
+/// HS_PATH_LOSSY: a storing flow lost packets with no queue in its RTT.
+pub const PATH_LOSSY: u16 = 0x1;
 
 /// One named counter slot of a controller's block in hs_counters.
 pub struct Counter {
@@ -101,7 +104,7 @@ pub struct Counter {
 }
 
 /// HS_COUNTERS_PER_CC.
-pub const COUNTERS_PER_CC: usize = 32;
+pub const COUNTERS_PER_CC: usize = 48;
 
 macro_rules! counters {
     ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
@@ -122,6 +125,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shadow_ratio_le_1.1" = "HS_SHADOW_RATIO_0 + 4", "shadow_ratio_le_1.25" = "HS_SHADOW_RATIO_0 + 5",
     "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
     "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
+    "lossy_no_rwnd" = "HS_LOSSY_NO_RWND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -313,6 +317,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Switch,
         default: ON,
         doc: "s_bbr stores the higher of BBR's estimate and GCBE's (BBR's alone reads low after a flow that ends in STARTUP); off = BBR's (the paper)",
+    },
+    Knob {
+        name: "rwnd_lossy",
+        kind: KnobKind::Switch,
+        default: OFF,
+        doc: "open the receiver's window also for jumps to paths marked lossy (a loss with no queue): a hole in the jump makes the receiver discard what lies past its real window; off = such jumps stay within it",
     },
 ];
 

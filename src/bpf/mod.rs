@@ -476,6 +476,7 @@ pub fn table_save(file: &Path) -> Result<usize> {
                 flows: e.flows,
                 age_s: now.saturating_sub(e.stored_ns) as f64 / 1e9,
                 source: table::source_name(e).to_string(),
+                lossy: e.flags & abi::PATH_LOSSY != 0,
             })
             .collect(),
     };

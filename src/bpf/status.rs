@@ -64,6 +64,9 @@ pub struct EntryReport {
     pub flows: u32,
     pub age_s: f64,
     pub source: &'static str,
+    /// A storing flow lost packets with no queue in its RTT (random loss): jumps to it
+    /// get no window override unless rwnd_lossy is on.
+    pub lossy: bool,
     /// Flows resuming from it now (concurrency=split).
     pub resumers: u32,
 }
@@ -77,20 +80,22 @@ impl EntryReport {
             flows: e.flows,
             age_s: now_boot_ns.saturating_sub(e.stored_ns) as f64 / 1e9,
             source: table::source_name(e),
+            lossy: e.flags & super::abi::PATH_LOSSY != 0,
             resumers: e.resumers,
         }
     }
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows, {:.1} s old, from {}",
+            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows, {:.1} s old, from {}{}",
             self.peer,
             fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
             self.bw_bytes_per_s,
             self.min_rtt_us as f64 / 1e3,
             self.flows,
             self.age_s,
-            self.source
+            self.source,
+            if self.lossy { ", lossy" } else { "" }
         )
     }
 }

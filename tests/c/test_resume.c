@@ -315,6 +315,15 @@ static void test_store_rules(void)
 	 * loss-free flows bring it down at once. */
 	CHECK(hs_rate_to_store(100 * truth, truth, 0, 200, cap) == truth, "honest flow corrects a poisoned entry");
 	CHECK(hs_flow_lossy(11, 1000) && !hs_flow_lossy(10, 1000) && !hs_flow_lossy(0, 0), "lossy: over 1 %%");
+	/* The lossy mark: set by a loss with no queue, kept through short or retransmitting
+	 * flows, cleared by a long clean one; other bits untouched. */
+	CHECK(hs_path_flags(0, 1, 1, 45) == HS_PATH_LOSSY, "a loss with no queue marks");
+	CHECK(hs_path_flags(0, 0, 30, 1000) == 0, "losses with a queue (overshoot) do not");
+	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS - 1) == HS_PATH_LOSSY, "a short clean flow keeps the mark");
+	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 1, 100000) == HS_PATH_LOSSY, "a long flow that retransmitted keeps it");
+	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS) == 0, "a long clean flow clears it");
+	CHECK(hs_path_flags(0x80 | HS_PATH_LOSSY, 0, 0, 100000) == 0x80 && hs_path_flags(0x80, 1, 0, 0) == (0x80 | HS_PATH_LOSSY),
+	      "other bits kept");
 }
 
 int main(void)
