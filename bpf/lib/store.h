@@ -19,7 +19,7 @@
 
 #define HS_LOSSY_RETRANS_PCT 1    /* above 1 % of segments retransmitted: a lossy flow */
 #define HS_LOSSY_DECAY_SHIFT 3    /* a lossy flow lowers a higher entry by 1/8 at most */
-#define HS_LOSS_CLEAR_SEGS 200    /* a flow this long with no retransmission clears HS_PATH_LOSSY */
+#define HS_LOSS_CLEAR_SEGS 1000   /* a flow this long with no retransmission clears HS_PATH_LOSSY */
 
 HS_INLINE int hs_flow_lossy(__u32 retrans_segs, __u32 sent_segs)
 {
@@ -29,8 +29,10 @@ HS_INLINE int hs_flow_lossy(__u32 retrans_segs, __u32 sent_segs)
 /* An entry's flags after a flow: a loss with no queue in the RTT marks the path lossy
  * (random loss: a jump's hole there would make the receiver discard what lies past
  * its real window). Only a flow of HS_LOSS_CLEAR_SEGS segments without a single
- * retransmission clears the mark; a short clean flow says little (at 1 % loss, 64 %
- * of 45-segment flows lose nothing, 13 % of 200-segment ones). */
+ * retransmission clears the mark; a short clean flow says little. Measured on the 5G
+ * link at 1 % loss with 200 segments, 13 % of such flows lose nothing: enough of them
+ * cleared the mark that the next jumps' holes still made receivers discard 992
+ * segments; of 1000-segment flows none in 20,000 would (0.004 %), at 0.1 % loss 37 %. */
 HS_INLINE __u16 hs_path_flags(__u16 old_flags, int loss_no_queue, __u32 retrans_segs, __u32 sent_segs)
 {
 	if (loss_no_queue)
