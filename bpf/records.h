@@ -24,8 +24,12 @@ struct hs_path {
 	__u16 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
 	__u16 flags;                /* HS_PATH_*: what the storing flows saw */
 	__u32 resumers;             /* concurrency=split: flows resuming from this entry now */
+	/* Fields are only ever appended: an older record is a prefix of this one, and
+	 * `headstart load` carries an older table over (zeros for the new fields). */
+	__u32 agreed;               /* storing flows in a row whose estimate agreed with the entry (lib/store.h) */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct hs_path) == 40, "hs_path is 40 bytes");
+_Static_assert(sizeof(struct hs_path) == 48, "hs_path is 48 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
 _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout");
 
@@ -103,7 +107,7 @@ enum hs_suss_counter {
 _Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");
 _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their block");
 
-/* hs_config: the knobs, one record written whole by `headstart load` (defaults) and
+/* hs_config: the knobs (only ever appended, like hs_path's fields), one record written whole by `headstart load` (defaults) and
  * `headstart config`. Every knob is a __u32 holding its value as is; the tool's knob
  * table (src/bpf/abi.rs) gives each its kind, range, default and documentation, in
  * this order. A record whose `written` is not HS_CONFIG_WRITTEN was never written:
@@ -141,8 +145,9 @@ struct hs_config {
 	__u32 concurrency;          /* enum hs_concurrency */
 	__u32 s_bbr_gcbe;
 	__u32 rwnd_lossy;
+	__u32 store_confident_floor_pct;
 };
-_Static_assert(sizeof(struct hs_config) == 31 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 32 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -375,8 +375,9 @@ static __always_inline void hs_finish(enum hs_cc_id cc, struct hs_start *st)
 /* Termination: store {bw, min RTT} for the peer unless the knobs or the rules say no.
  * short_flow_rule (S-BBR): a flow that acked fewer bytes than the cached BDP may
  * create an entry but not overwrite one. What is stored follows lib/store.h: capped,
- * raised at most store_max_raise_pct per flow, and not lowered by more than an eighth
- * by a flow that lived in loss recovery (store_lossy_keep). An entry keeps its lease. */
+ * raised at most store_max_raise_pct per flow, not lowered by more than an eighth by
+ * a flow that lived in loss recovery (store_lossy_keep), nor below
+ * store_confident_floor_pct of a confident one. An entry keeps its lease. */
 static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
 				     const struct hs_start *st, __u64 bw, __u32 min_rtt_us, int short_flow_rule)
 {
@@ -410,6 +411,11 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.bw_bytes_per_s = hs_rate_to_store(old ? old->bw_bytes_per_s : 0, bw,
 						cfg->store_lossy_keep && hs_flow_lossy(tp->total_retrans, tp->segs_out),
 						cfg->store_max_raise_pct, (__u64)cfg->store_cap_mbps * 125000);
+	if (old) {
+		entry.bw_bytes_per_s = hs_confident_floor(old->bw_bytes_per_s, entry.bw_bytes_per_s, old->agreed,
+							  cfg->store_confident_floor_pct);
+		entry.agreed = hs_agreed_after(old->agreed, old->bw_bytes_per_s, bw);
+	}
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
 	entry.busy_until_ns = old ? old->busy_until_ns : 0;

@@ -427,6 +427,65 @@ fn a_lab_run_replaces_controllers_registered_by_another_build() {
     assert!(!Path::new("/run/headstart/s_cubic.build").exists(), "unload removes the stamp");
 }
 
+fn bpftool(args: &[&str]) {
+    let out = Command::new("bpftool").args(args).output().unwrap();
+    assert!(out.status.success(), "bpftool {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn hex(bytes: &[u8]) -> Vec<String> {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
+    use headstart::bpf::abi::{Knobs, KNOBS};
+    let _f = Fresh::new("upgrade");
+    // What an older headstart pinned: 40-byte entries (before `agreed`) and a knob
+    // record one knob short, as libbpf would have made them.
+    std::fs::create_dir_all("/sys/fs/bpf/headstart").unwrap();
+    bpftool(&["map", "create", "/sys/fs/bpf/headstart/hs_paths", "type", "lru_hash", "key", "16", "value", "40", "entries", "4096", "name", "hs_paths"]);
+    let mut key = vec![0u8; 10];
+    key.extend([0xff, 0xff, 10, 9, 8, 7]);
+    let mut value = Vec::new();
+    value.extend(12_500_000u64.to_ne_bytes()); // bw
+    value.extend(0u64.to_ne_bytes()); // stored_ns
+    value.extend(0u64.to_ne_bytes()); // busy_until_ns
+    value.extend(50_000u32.to_ne_bytes()); // min RTT
+    value.extend(3u32.to_ne_bytes()); // flows
+    value.extend(0u16.to_ne_bytes()); // source s_cubic
+    value.extend(1u16.to_ne_bytes()); // flags: lossy
+    value.extend(0u32.to_ne_bytes()); // resumers
+    let mut args = vec!["map", "update", "pinned", "/sys/fs/bpf/headstart/hs_paths", "key", "hex"];
+    let (k, v) = (hex(&key), hex(&value));
+    args.extend(k.iter().map(String::as_str));
+    args.extend(["value", "hex"]);
+    args.extend(v.iter().map(String::as_str));
+    bpftool(&args);
+    let mut knobs = Knobs::default();
+    knobs.set("bw_scale_pct=20").unwrap();
+    let record = knobs.to_record();
+    let older = &record[..record.len() - 4];
+    let size = older.len().to_string();
+    bpftool(&["map", "create", "/sys/fs/bpf/headstart/hs_config", "type", "array", "key", "4", "value", &size, "entries", "1", "name", "hs_config"]);
+    let mut args = vec!["map", "update", "pinned", "/sys/fs/bpf/headstart/hs_config", "key", "hex", "00", "00", "00", "00", "value", "hex"];
+    let v = hex(older);
+    args.extend(v.iter().map(String::as_str));
+    bpftool(&args);
+
+    let out = hs(&["load"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("hs_paths, hs_config written by an older headstart carried over"), "{err}");
+    let e: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.9.8.7", "--json"])).unwrap();
+    assert_eq!((e["bw_bytes_per_s"].as_u64(), e["min_rtt_us"].as_u64(), e["flows"].as_u64()), (Some(12_500_000), Some(50_000), Some(3)), "{e}");
+    assert_eq!((e["lossy"].as_bool(), e["agreed"].as_u64()), (Some(true), Some(0)), "old fields kept, the new one zero: {e}");
+    let st = status();
+    assert_eq!(st["knobs"]["bw_scale_pct"], "20", "the older knob kept: {st}");
+    let last = KNOBS.last().unwrap();
+    assert_eq!(st["knobs"][last.name], last.format(last.default), "the knob it lacked: its default");
+    assert!(!Path::new("/run/headstart/table-before-upgrade.json").exists(), "the backup goes once the table is back");
+}
+
 /// The first cwnd sample of each flow in a results folder's cwnd.csv, by row index.
 fn first_cwnd(dir: &Path) -> std::collections::HashMap<usize, u32> {
     let csv = std::fs::read_to_string(dir.join("cwnd.csv")).expect("cwnd.csv (run with --sample)");

@@ -20,6 +20,8 @@
 #define HS_LOSSY_RETRANS_PCT 1    /* above 1 % of segments retransmitted: a lossy flow */
 #define HS_LOSSY_DECAY_SHIFT 3    /* a lossy flow lowers a higher entry by 1/8 at most */
 #define HS_LOSS_CLEAR_SEGS 1000   /* a flow this long with no retransmission clears HS_PATH_LOSSY */
+#define HS_AGREE_PCT 25           /* a flow's estimate within +-25 % of the entry agrees with it */
+#define HS_CONFIDENT_AGREED 2     /* two agreeing flows in a row after the first: a confident entry */
 
 HS_INLINE int hs_flow_lossy(__u32 retrans_segs, __u32 sent_segs)
 {
@@ -40,6 +42,33 @@ HS_INLINE __u16 hs_path_flags(__u16 old_flags, int loss_no_queue, __u32 retrans_
 	if (!retrans_segs && sent_segs >= HS_LOSS_CLEAR_SEGS)
 		return old_flags & (__u16)~HS_PATH_LOSSY;
 	return old_flags;
+}
+
+/* The entry's confidence after a flow: storing flows in a row whose estimate agreed
+ * with the entry (within HS_AGREE_PCT); one that did not starts the count over. */
+HS_INLINE __u32 hs_agreed_after(__u32 agreed, __u64 old_Bps, __u64 new_Bps)
+{
+	if (!old_Bps || old_Bps >= (1ULL << 50) || new_Bps >= (1ULL << 50))
+		return 0;
+	if (new_Bps * 100 < old_Bps * (100 - HS_AGREE_PCT) || new_Bps * 100 > old_Bps * (100 + HS_AGREE_PCT))
+		return 0;
+	return agreed < 0xffffffffU ? agreed + 1 : agreed;
+}
+
+/* A confident entry (HS_CONFIDENT_AGREED flows in a row agreed on it) is lowered by one
+ * flow to no less than floor_pct of it (0: no floor): one flow that read low for its
+ * own reasons (application-limited, ACK aggregation, loss recovery that the lossy rule
+ * does not catch) does not undo what several agreed on; a path that really slowed
+ * gets there in a few flows, and a jump on a rate still too high retreats and
+ * deletes the entry. */
+HS_INLINE __u64 hs_confident_floor(__u64 old_Bps, __u64 to_store, __u32 agreed, __u32 floor_pct)
+{
+	__u64 floor;
+
+	if (!floor_pct || agreed < HS_CONFIDENT_AGREED || old_Bps >= (1ULL << 50))
+		return to_store;
+	floor = old_Bps * floor_pct / 100;
+	return to_store < floor ? floor : to_store;
 }
 
 /* The rate to store, given the entry's (0: none) and this flow's estimate. */

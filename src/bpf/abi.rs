@@ -55,6 +55,8 @@ c_record! {
         pub source: u16,
         pub flags: u16,
         pub resumers: u32,
+        pub agreed: u32,
+        pub pad: u32,
     }
 }
 
@@ -324,6 +326,12 @@ pub const KNOBS: &[Knob] = &[
         default: OFF,
         doc: "open the receiver's window also for jumps to paths marked lossy (a loss with no queue): a hole in the jump makes the receiver discard what lies past its real window; off = such jumps stay within it",
     },
+    Knob {
+        name: "store_confident_floor_pct",
+        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
+        default: 50,
+        doc: "an entry that 3 flows in a row agreed on (within 25 %) is lowered by one flow to no less than this % of it (0 = no floor)",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.
@@ -439,6 +447,17 @@ impl Knobs {
             k.check(v[i]).context("the pinned knob record is corrupt")?;
         }
         Ok(Some(Knobs(v)))
+    }
+
+    /// Reads the shorter hs_config record of an older headstart (knobs are only ever
+    /// appended): the knobs it has, the newer ones at their defaults. None if it was
+    /// never written.
+    pub fn from_older_record(b: &[u8]) -> Result<Option<Knobs>> {
+        ensure!(b.len() % 4 == 0 && (4..Self::RECORD_SIZE).contains(&b.len()), "knob record of {} bytes is not an older one", b.len());
+        let mut full = Knobs::default().to_record();
+        full[4..b.len()].copy_from_slice(&b[4..]);
+        full[..4].copy_from_slice(&b[..4]);
+        Self::from_record(&full)
     }
 }
 
@@ -584,6 +603,17 @@ mod tests {
         assert_eq!(Knobs::from_record(&k.to_record()).unwrap(), Some(k.clone()));
         assert_eq!(k.to_record().len(), Knobs::RECORD_SIZE);
         assert_eq!(Knobs::from_record(&vec![0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
+        // An older headstart's shorter record: its knobs kept, the newer at their defaults.
+        let mut older = Knobs::default();
+        older.set("bw_scale_pct=20").unwrap();
+        let last = KNOBS.last().unwrap();
+        let mut rec = older.to_record();
+        rec[Knobs::RECORD_SIZE - 4..].copy_from_slice(&(last.default + 1).to_ne_bytes());
+        let carried = Knobs::from_older_record(&rec[..Knobs::RECORD_SIZE - 4]).unwrap().unwrap();
+        assert_eq!(carried.get("bw_scale_pct").unwrap(), 20);
+        assert_eq!(carried.get(last.name).unwrap(), last.default, "a knob the older record lacks: its default");
+        assert_eq!(Knobs::from_older_record(&vec![0; 8]).unwrap(), None, "never written");
+        assert!(Knobs::from_older_record(&rec).is_err() && Knobs::from_older_record(&rec[..6]).is_err(), "not shorter, or not whole knobs");
         let mut corrupt = k.to_record();
         let slot = 4 * (1 + knob("bw_scale_pct").unwrap().0);
         corrupt[slot..slot + 4].copy_from_slice(&0u32.to_ne_bytes());

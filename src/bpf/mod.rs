@@ -129,10 +129,38 @@ fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> R
     object::open_and_load(name, elf, Path::new(PIN_DIR), &[("hs_paths", size)])
 }
 
+/// What an older headstart left in pinned maps whose records this build extends.
+/// Records only grow, by fields appended at the end, so an old record is a prefix of
+/// the new one: the table's entries (new fields zero) and the knobs (new knobs at
+/// their defaults) are read before the old pins go, and written into the new maps.
+#[derive(Default)]
+struct Carried {
+    paths: Vec<(IpAddr, PathEntry)>,
+    paths_capacity: Option<u32>,
+    knobs: Option<Knobs>,
+}
+
+/// Where the carried table is also saved (a `table restore` file) until it is back in
+/// the kernel: a load that fails halfway does not lose it.
+const UPGRADE_BACKUP: &str = "/run/headstart/table-before-upgrade.json";
+
+fn read_older_table(m: &PinnedMap) -> Result<Vec<(IpAddr, PathEntry)>> {
+    let mut out = Vec::new();
+    for k in m.keys() {
+        if let Some(mut v) = m.lookup(&k)? {
+            v.resize(std::mem::size_of::<PathEntry>(), 0);
+            out.push((table::key_to_addr(&k), PathEntry::from_bytes(&v)?));
+        }
+    }
+    Ok(out)
+}
+
 /// Pinned maps whose records no longer match this build's contract (a table or knob
-/// record written by an older headstart) cannot be reused by libbpf and cannot be
-/// read: with no controller registered they are removed, and said so.
-fn drop_stale_pins() -> Result<()> {
+/// record written by an older headstart) cannot be reused by libbpf: with no
+/// controller registered they are removed, and said so. An older table and knob
+/// record are carried over (Carried); other stale maps (counters, flow outcomes)
+/// start empty.
+fn drop_stale_pins() -> Result<Carried> {
     let expect: [(&str, u32, u32); 4] = [
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
@@ -141,10 +169,14 @@ fn drop_stale_pins() -> Result<()> {
     ];
     let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
     let mut stale = Vec::new();
+    let mut older = Vec::new();
     for (name, key, value) in expect {
         if let Ok(m) = pinned_map(name) {
             if m.key_size() != key || m.value_size() != value {
                 stale.push(name);
+                if m.key_size() == key && m.value_size() < value && matches!(name, "hs_paths" | "hs_config") {
+                    older.push((name, m));
+                }
             }
         }
     }
@@ -154,7 +186,7 @@ fn drop_stale_pins() -> Result<()> {
         }
     }
     if stale.is_empty() {
-        return Ok(());
+        return Ok(Carried::default());
     }
     let registered: Vec<&str> = CONTROLLERS.iter().map(|c| c.name()).filter(|n| link_path(n).exists()).collect();
     anyhow::ensure!(
@@ -163,10 +195,44 @@ fn drop_stale_pins() -> Result<()> {
         stale.join(", "),
         registered.join(", ")
     );
+    // Everything read and the table saved before anything is removed.
+    let mut carried = Carried::default();
+    for (name, m) in &older {
+        if *name == "hs_paths" {
+            carried.paths = read_older_table(m).context("reading the older path table")?;
+            carried.paths_capacity = Some(m.max_entries);
+            std::fs::create_dir_all(BUILD_STAMP_DIR).with_context(|| format!("creating {BUILD_STAMP_DIR}"))?;
+            write_saved_table(Path::new(UPGRADE_BACKUP), &carried.paths)?;
+        } else if let Some(v) = m.lookup(&0u32.to_ne_bytes())? {
+            carried.knobs = Knobs::from_older_record(&v).context("reading the older knob record")?;
+        }
+    }
     for name in &stale {
         std::fs::remove_file(pin_path(name)).with_context(|| format!("removing the stale {name}"))?;
     }
-    eprintln!("headstart: {} written by another headstart version removed (records changed)", stale.join(", "));
+    let kept: Vec<&str> = older.iter().map(|(n, _)| *n).collect();
+    let dropped: Vec<&str> = stale.iter().copied().filter(|n| !kept.contains(n)).collect();
+    if !kept.is_empty() {
+        eprintln!("headstart: {} written by an older headstart carried over to this version's records", kept.join(", "));
+    }
+    if !dropped.is_empty() {
+        eprintln!("headstart: {} written by another headstart version removed (records changed)", dropped.join(", "));
+    }
+    Ok(carried)
+}
+
+/// Writes what drop_stale_pins carried into the maps the first object just made.
+fn put_carried(carried: &mut Carried) -> Result<()> {
+    if !carried.paths.is_empty() {
+        let m = paths_map()?;
+        for (addr, e) in carried.paths.drain(..) {
+            m.put(&peer_key(addr), &e)?;
+        }
+        let _ = std::fs::remove_file(UPGRADE_BACKUP);
+    }
+    if let Some(k) = carried.knobs.take() {
+        write_knobs(&k)?;
+    }
     Ok(())
 }
 
@@ -234,7 +300,8 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
     };
     anyhow::ensure!((1024..=1 << 26).contains(&table_entries), "table size must be between 1024 and 67108864 entries");
     ensure_pin_dir()?;
-    drop_stale_pins()?;
+    let mut carried = drop_stale_pins()?;
+    let table_entries = carried.paths_capacity.unwrap_or(table_entries);
     let mut loaded = Vec::new();
     for c in wanted {
         if is_current(c.name()) {
@@ -252,6 +319,7 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         // A link pin without a registered controller is a leftover: replace it.
         let _ = std::fs::remove_file(link_path(c.name()));
         let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
+        put_carried(&mut carried).with_context(|| format!("carrying the older table over (it is saved in {UPGRADE_BACKUP})"))?;
         // The knobs before the first flow: a never-written record means "kernel's own".
         if config_map()?.lookup(&0u32.to_ne_bytes())?.map(|v| Knobs::from_record(&v)).transpose()?.flatten().is_none() {
             write_knobs(&Knobs::default())?;
@@ -461,8 +529,13 @@ fn device_type(dev: &str) -> Result<u32> {
 
 /// Writes the table to `file` (JSON, see table::SavedTable). Returns the entry count.
 pub fn table_save(file: &Path) -> Result<usize> {
-    let now = sys::boot_ns();
     let entries = table_entries()?;
+    write_saved_table(file, &entries)?;
+    Ok(entries.len())
+}
+
+fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+    let now = sys::boot_ns();
     let saved = table::SavedTable {
         format: table::SAVE_FORMAT.into(),
         version: table::SAVE_VERSION,
@@ -477,12 +550,12 @@ pub fn table_save(file: &Path) -> Result<usize> {
                 age_s: now.saturating_sub(e.stored_ns) as f64 / 1e9,
                 source: table::source_name(e).to_string(),
                 lossy: e.flags & abi::PATH_LOSSY != 0,
+                agreed: e.agreed,
             })
             .collect(),
     };
     // The file lists client addresses: owner-only, written whole or not at all.
-    sys::write_private_atomically(file, serde_json::to_string_pretty(&saved)?.as_bytes())?;
-    Ok(entries.len())
+    sys::write_private_atomically(file, serde_json::to_string_pretty(&saved)?.as_bytes())
 }
 
 /// What a restore did.

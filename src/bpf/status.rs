@@ -67,6 +67,8 @@ pub struct EntryReport {
     /// A storing flow lost packets with no queue in its RTT (random loss): jumps to it
     /// get no window override unless rwnd_lossy is on.
     pub lossy: bool,
+    /// Its confidence: storing flows in a row whose estimate agreed with it (within 25 %).
+    pub agreed: u32,
     /// Flows resuming from it now (concurrency=split).
     pub resumers: u32,
 }
@@ -81,18 +83,20 @@ impl EntryReport {
             age_s: now_boot_ns.saturating_sub(e.stored_ns) as f64 / 1e9,
             source: table::source_name(e),
             lossy: e.flags & super::abi::PATH_LOSSY != 0,
+            agreed: e.agreed,
             resumers: e.resumers,
         }
     }
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows, {:.1} s old, from {}{}",
+            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), {:.1} s old, from {}{}",
             self.peer,
             fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
             self.bw_bytes_per_s,
             self.min_rtt_us as f64 / 1e3,
             self.flows,
+            self.agreed,
             self.age_s,
             self.source,
             if self.lossy { ", lossy" } else { "" }

@@ -58,6 +58,9 @@ pub struct SavedEntry {
     /// HS_PATH_LOSSY (absent in files written before it: not lossy).
     #[serde(default)]
     pub lossy: bool,
+    /// Flows in a row that agreed with it (absent in older files: 0).
+    #[serde(default)]
+    pub agreed: u32,
 }
 
 pub const SAVE_FORMAT: &str = "headstart-path-table";
@@ -78,7 +81,7 @@ impl SavedTable {
             ensure!(seen.insert(addr_to_key(addr)), "{}: duplicate peer (the same key as an earlier record)", rec());
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u16;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, ..Default::default() };
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, agreed: e.agreed, ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
             out.push((key_to_addr(&addr_to_key(addr)), entry, e.age_s));
         }

@@ -322,6 +322,28 @@ static void test_store_rules(void)
 	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS - 1) == HS_PATH_LOSSY, "a short clean flow keeps the mark");
 	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 1, 100000) == HS_PATH_LOSSY, "a long flow that retransmitted keeps it");
 	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS) == 0, "a long clean flow clears it");
+	/* Confidence: flows in a row within 25 %; a confident entry is lowered by one flow to
+	 * no less than the floor; not before it is confident, nor with the floor at 0. */
+	CHECK(hs_agreed_after(0, 0, truth) == 0, "a new entry: no agreement yet");
+	CHECK(hs_agreed_after(0, truth, truth * 125 / 100) == 1 && hs_agreed_after(1, truth, truth * 75 / 100) == 2, "+-25 %% agrees");
+	CHECK(hs_agreed_after(5, truth, truth * 126 / 100) == 0 && hs_agreed_after(5, truth, truth * 74 / 100) == 0, "beyond: start over");
+	CHECK(hs_agreed_after(1, truth, 1ULL << 60) == 0, "huge estimates: no overflow, no agreement");
+	CHECK(hs_confident_floor(truth, truth / 10, HS_CONFIDENT_AGREED, 50) == truth / 2, "confident: lowered to half at most");
+	CHECK(hs_confident_floor(truth, truth / 10, HS_CONFIDENT_AGREED - 1, 50) == truth / 10, "not yet confident: as stored");
+	CHECK(hs_confident_floor(truth, truth / 10, 9, 0) == truth / 10, "floor 0: off");
+	CHECK(hs_confident_floor(truth, 3 * truth, 9, 50) == 3 * truth, "raising is not its business");
+	{
+		/* A path that really slowed to a tenth: a confident entry gets there in four flows. */
+		__u64 e = truth;
+		__u32 agreed = HS_CONFIDENT_AGREED, n = 0;
+		while (e > truth / 10 + truth / 100 && n < 10) {
+			__u64 next = hs_confident_floor(e, hs_rate_to_store(e, truth / 10, 0, 200, cap), agreed, 50);
+			agreed = hs_agreed_after(agreed, e, truth / 10);
+			e = next;
+			n++;
+		}
+		CHECK(n <= 4, "a real slowdown is stored after %u flows", n);
+	}
 	CHECK(hs_path_flags(0x80 | HS_PATH_LOSSY, 0, 0, 100000) == 0x80 && hs_path_flags(0x80, 1, 0, 0) == (0x80 | HS_PATH_LOSSY),
 	      "other bits kept");
 }
