@@ -333,7 +333,7 @@ static void test_store_rules(void)
 	CHECK(hs_confident_floor(truth, truth / 10, 9, 0) == truth / 10, "floor 0: off");
 	CHECK(hs_confident_floor(truth, 3 * truth, 9, 50) == 3 * truth, "raising is not its business");
 	{
-		/* A path that really slowed to a tenth: a confident entry gets there in four flows. */
+		/* A path that really slowed to a tenth: a confident entry gets there in two flows. */
 		__u64 e = truth;
 		__u32 agreed = HS_CONFIDENT_AGREED, n = 0;
 		while (e > truth / 10 + truth / 100 && n < 10) {
@@ -342,7 +342,7 @@ static void test_store_rules(void)
 			e = next;
 			n++;
 		}
-		CHECK(n <= 4, "a real slowdown is stored after %u flows", n);
+		CHECK(n == 2, "a real slowdown is stored after %u flows (2: halved, then no longer confident)", n);
 	}
 	CHECK(hs_path_flags(0x80 | HS_PATH_LOSSY, 0, 0, 100000) == 0x80 && hs_path_flags(0x80, 1, 0, 0) == (0x80 | HS_PATH_LOSSY),
 	      "other bits kept");
