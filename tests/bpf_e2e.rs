@@ -749,6 +749,11 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
     let st = status();
     assert!(counter(&st, "s_cubic", "retreat_loss") >= 1, "the RFC's rule: any loss while resuming retreats: {st}");
     assert_eq!(counter(&st, "s_cubic", "loss_no_queue"), 0, "{st}");
+    // Losses with no queue mark the path lossy; the jumps after that keep to the
+    // receiver's own window (no override: a hole would make it discard the rest).
+    assert!(counter(&st, "s_cubic", "lossy_no_rwnd") >= 1, "jumps to a lossy path without the override: {st}");
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    assert_eq!(entry["lossy"], true, "{entry}");
     ok(&["config", "retreat_on=queue"]);
     let out = f.path("queue");
     sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "2", "--loss", "1%"]);
