@@ -144,17 +144,6 @@ struct Carried {
 /// the kernel: a load that fails halfway does not lose it.
 const UPGRADE_BACKUP: &str = "/run/headstart/table-before-upgrade.json";
 
-fn read_older_table(m: &PinnedMap) -> Result<Vec<(IpAddr, PathEntry)>> {
-    let mut out = Vec::new();
-    for k in m.keys() {
-        if let Some(mut v) = m.lookup(&k)? {
-            v.resize(std::mem::size_of::<PathEntry>(), 0);
-            out.push((table::key_to_addr(&k), PathEntry::from_bytes(&v)?));
-        }
-    }
-    Ok(out)
-}
-
 /// Pinned maps whose records no longer match this build's contract (a table or knob
 /// record written by an older headstart) cannot be reused by libbpf: with no
 /// controller registered they are removed, and said so. An older table and knob
@@ -199,7 +188,7 @@ fn drop_stale_pins() -> Result<Carried> {
     let mut carried = Carried::default();
     for (name, m) in &older {
         if *name == "hs_paths" {
-            carried.paths = read_older_table(m).context("reading the older path table")?;
+            carried.paths = read_entries(m, true).context("reading the older path table")?;
             carried.paths_capacity = Some(m.max_entries);
             std::fs::create_dir_all(BUILD_STAMP_DIR).with_context(|| format!("creating {BUILD_STAMP_DIR}"))?;
             write_saved_table(Path::new(UPGRADE_BACKUP), &carried.paths)?;
@@ -307,9 +296,9 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         if is_current(c.name()) {
             continue;
         }
+        let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
         if is_loaded(c.name()) {
             // Registered by another build: its programs are replaced in place.
-            let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
             object::update_struct_ops_pinned(&mut obj, c.name(), &link_path(c.name()))?;
             write_build_stamp(c)?;
             eprintln!("headstart: {} was registered by another headstart build: its programs are replaced by this build's", c.name());
@@ -318,7 +307,6 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         }
         // A link pin without a registered controller is a leftover: replace it.
         let _ = std::fs::remove_file(link_path(c.name()));
-        let mut obj = load_object(c.name(), c.object, table_entries).with_context(|| format!("loading {}", c.name()))?;
         put_carried(&mut carried).with_context(|| format!("carrying the older table over (it is saved in {UPGRADE_BACKUP})"))?;
         // The knobs before the first flow: a never-written record means "kernel's own".
         if config_map()?.lookup(&0u32.to_ne_bytes())?.map(|v| Knobs::from_record(&v)).transpose()?.flatten().is_none() {
@@ -430,14 +418,23 @@ pub fn outcome_name(o: &abi::FlowOutcome) -> &'static str {
 
 /// Path table entries, newest first.
 pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
-    let m = paths_map()?;
+    let mut out = read_entries(&paths_map()?, false)?;
+    out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
+    Ok(out)
+}
+
+/// Every entry of a path table; `older`: its records are an older headstart's, a
+/// prefix of this one's (the fields it lacks read as zero).
+fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(IpAddr, PathEntry)>> {
     let mut out = Vec::new();
     for k in m.keys() {
-        if let Some(v) = m.lookup(&k)? {
+        if let Some(mut v) = m.lookup(&k)? {
+            if older {
+                v.resize(std::mem::size_of::<PathEntry>(), 0);
+            }
             out.push((table::key_to_addr(&k), PathEntry::from_bytes(&v)?));
         }
     }
-    out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
     Ok(out)
 }
 
