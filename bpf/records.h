@@ -146,13 +146,18 @@ struct hs_config {
 	__u32 s_bbr_gcbe;
 	__u32 rwnd_lossy;
 	__u32 store_confident_floor_pct;
+	__u32 after_rate_retreat;   /* enum hs_after_rate_retreat */
+	__u32 probe_drain_pct;
 };
-_Static_assert(sizeof(struct hs_config) == 32 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 34 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
 enum hs_retreat_on { HS_RETREAT_ON_ANY_LOSS = 0, HS_RETREAT_ON_QUEUE = 1 };
 enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2 };
+/* s_cubic once a rate test's retreat is over: congestion avoidance from the measured
+ * BDP, the probe from there, or the kernel's slow start and HyStart from there. */
+enum hs_after_rate_retreat { HS_AFTER_RATE_AVOID = 0, HS_AFTER_RATE_PROBE = 1, HS_AFTER_RATE_SLOW_START = 2 };
 /* on: the accelerations run. off (`headstart off`): no jump, no SUSS round above 2x, no
  * window override: every flow is the kernel's Cubic/BBR (entries are still stored).
  * shadow: look up and record what a start would have done, start as the kernel. */

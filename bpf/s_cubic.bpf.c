@@ -128,7 +128,7 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 		 * the receiver's window must still be able to grow to it. */
 		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
 	} else if (cfg.after_jump == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
-		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct);
+		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 0);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}
 }
@@ -149,7 +149,8 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 		}
 	}
 	if (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt)) {
-		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us);
+		cfg = hs_get_config();
+		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct);
 		tp->snd_ssthresh = tp->snd_cwnd;
 	}
 }
@@ -217,6 +218,29 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 	return retreat;
 }
 
+/* A rate test's retreat is over: the jump's queue has drained and cwnd is what the
+ * path delivered per min RTT a quarter RTT into Validating. On a link whose rate
+ * swings (the LTE traces) that reading may be a dip, not the path: by knob
+ * after_rate_retreat, growth goes on from there as after a validated jump (probe) or
+ * as the kernel's slow start with HyStart re-armed (slow_start), instead of
+ * congestion avoidance from it (avoid). */
+static __always_inline void after_rate_retreat(struct sock *sk, struct s_cubic_flow *flow)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg = hs_get_config();
+
+	if (cfg.after_rate_retreat == HS_AFTER_RATE_AVOID)
+		return;
+	tp->snd_ssthresh = 0x7fffffff;  /* TCP_INFINITE_SSTHRESH: slow start again */
+	if (cfg.after_rate_retreat == HS_AFTER_RATE_PROBE) {
+		/* The jump's round and Validating's are behind it. */
+		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 1);
+		cubic_of(sk)->found = 1;
+	} else {
+		cubic_of(sk)->found = 0;
+	}
+}
+
 SEC("struct_ops")
 void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
@@ -236,6 +260,8 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			if ((flow->start.outcome == HS_RETREAT_LOSS || flow->start.outcome == HS_RETREAT_ECN) &&
 			    tp->snd_ssthresh < flow->start.resume.exit_ssthresh)
 				tp->snd_ssthresh = flow->start.resume.exit_ssthresh;
+			else if (flow->start.outcome == HS_RETREAT_RATE)
+				after_rate_retreat(sk, flow);
 			flow->start.resume.exit_ssthresh = 0;
 		}
 		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {

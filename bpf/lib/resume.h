@@ -332,22 +332,26 @@ struct hs_probe {
 	__u8 active;
 	__u8 clear_rounds;          /* rounds ended without a queue */
 	__u8 block_samples;         /* RTT samples in the block */
-	__u8 pad;
+	__u8 rounds_before;         /* rounds of ACKs the flow had before the probe began */
 };
 
-HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pct)
+/* rounds_before: 0 when the probe follows the jump's first ACK; more when it begins
+ * later (after a rate test's retreat), so that slow start from IW, the floor, is
+ * where it would be by then. */
+HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pct, __u8 rounds_before)
 {
 	__builtin_memset(p, 0, sizeof(*p));
 	p->active = 1;
 	p->round_end_seq = snd_nxt;
 	p->growth_pct = growth_pct;
+	p->rounds_before = rounds_before;
 }
 
 /* The growth for the next ACK: slow start's while cwnd is below where slow start
  * from IW would be at the end of this round, else the probe's. */
 HS_INLINE __u32 hs_probe_growth(const struct hs_probe *p, __u32 cwnd)
 {
-	__u32 shift = p->clear_rounds + 1u;
+	__u32 shift = p->clear_rounds + 1u + p->rounds_before;
 
 	if (shift < 16 && cwnd < ((__u32)HS_INIT_CWND << shift))
 		return 100;
@@ -382,12 +386,16 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 	return 0;
 }
 
-/* The window without the queue the RTT shows: cwnd × min RTT / RTT, at least IW. */
-HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us)
+/* The window without drain_pct % of the queue the RTT shows (100: cwnd × min RTT /
+ * RTT), at least IW (or cwnd, if that is less). */
+HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us, __u32 drain_pct)
 {
-	__u64 c = rtt_us ? (__u64)cwnd * min_rtt_us / rtt_us : cwnd;
+	__u64 empty = rtt_us > min_rtt_us ? (__u64)cwnd * min_rtt_us / rtt_us : cwnd;
+	__u64 c = cwnd - (cwnd - empty) * (drain_pct > 100 ? 100 : drain_pct) / 100;
 
-	return c > HS_INIT_CWND ? (__u32)c : HS_INIT_CWND;
+	if (c >= HS_INIT_CWND)
+		return (__u32)c;
+	return cwnd < HS_INIT_CWND ? cwnd : HS_INIT_CWND;
 }
 
 /* In a retreat, cwnd must not grow until the last unvalidated packet is acked. */

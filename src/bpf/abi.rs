@@ -332,6 +332,18 @@ pub const KNOBS: &[Knob] = &[
         default: 50,
         doc: "an entry that 3 flows in a row agreed on (within 25 %) is lowered by one flow to no less than this % of it (0 = no floor)",
     },
+    Knob {
+        name: "after_rate_retreat",
+        kind: KnobKind::Choice(&[("avoid", 0), ("probe", 1), ("slow_start", 2)]),
+        default: 0,
+        doc: "s_cubic once a rate test's retreat is over: congestion avoidance from the delivered rate x min RTT, the probe from there, or the kernel's slow start and HyStart from there",
+    },
+    Knob {
+        name: "probe_drain_pct",
+        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
+        default: 100,
+        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT; 0: congestion avoidance from cwnd as it is)",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.

@@ -245,7 +245,7 @@ static void test_probe(void)
 	CHECK(!hs_queue_seen(0, 50000) && !hs_queue_seen(90000, 0), "no sample, no verdict");
 	/* Rounds: two without a queue and the probe turns to slow start; a queue ends it. */
 	struct hs_probe p;
-	hs_probe_start(&p, 100 * MSS, 25);
+	hs_probe_start(&p, 100 * MSS, 25, 0);
 	CHECK(!hs_probe_on_ack(&p, 50000, 50000, 50 * MSS, 130 * MSS) && p.growth_pct == 25, "round 1");
 	CHECK(!hs_probe_on_ack(&p, 50100, 50000, 100 * MSS, 150 * MSS) && p.clear_rounds == 1 && p.growth_pct == 25, "one clear round");
 	CHECK(!hs_probe_on_ack(&p, 50200, 50000, 150 * MSS, 200 * MSS) && p.clear_rounds == 2 && p.growth_pct == 50, "two: doubled");
@@ -266,29 +266,41 @@ static void test_probe(void)
 	CHECK(!hs_probe_on_ack(&p, 90000, 50000, 214 * MSS, 300 * MSS), "ended once");
 	/* ACK jitter, as over LTE: one sample in eight late by 40 ms, the others clean,
 	 * over many rounds: the probe never ends. */
-	hs_probe_start(&p, 100 * MSS, 25);
+	hs_probe_start(&p, 100 * MSS, 25, 0);
 	for (__u32 i = 0; i < 400; i++)
 		CHECK(!hs_probe_on_ack(&p, i % 8 == 3 ? 90000 : 50500, 50000, (50 + i) * MSS, (150 + i) * MSS), "jitter %u", i);
 	CHECK(p.active, "jitter alone does not end the probe");
 
 	/* Never slower than slow start from IW: 2x IW by the end of the jump's round, 4x
 	 * IW by the end of the next; above that, the probe's own growth. */
-	hs_probe_start(&p, 100 * MSS, 25);
+	hs_probe_start(&p, 100 * MSS, 25, 0);
 	CHECK(hs_probe_growth(&p, HS_INIT_CWND) == 100 && hs_probe_growth(&p, 2 * HS_INIT_CWND - 1) == 100, "round 0 below 2 IW: slow start");
 	CHECK(hs_probe_growth(&p, 2 * HS_INIT_CWND) == 25, "round 0 at 2 IW: the probe");
 	hs_probe_on_ack(&p, 50000, 50000, 100 * MSS, 130 * MSS);
 	CHECK(hs_probe_growth(&p, 3 * HS_INIT_CWND) == 100 && hs_probe_growth(&p, 4 * HS_INIT_CWND) == 25, "round 1: up to 4 IW");
 	cnt = 0;
 	cwnd = 12;  /* a jump of 12 (an entry far too low): the first round doubles from IW */
-	hs_probe_start(&p, 100 * MSS, 25);
+	hs_probe_start(&p, 100 * MSS, 25, 0);
 	for (int i = 0; i < 12; i++)
 		cwnd = hs_probe_grow(cwnd, 1, hs_probe_growth(&p, cwnd), &cnt);
 	CHECK(cwnd == 2 * HS_INIT_CWND + 1, "12 acked from 12: slow start to 2 IW (8), then the probe (4 x 25 %%): %u", cwnd);
 	p.clear_rounds = 40;
 	CHECK(hs_probe_growth(&p, 5) == 25, "the floor stops growing with the shift (no overflow)");
+	/* A probe that begins after a rate test's retreat, one round into the flow: the
+	 * floor is where slow start from IW would be by then (4 IW, then 8 IW). */
+	hs_probe_start(&p, 100 * MSS, 25, 1);
+	CHECK(hs_probe_growth(&p, 4 * HS_INIT_CWND - 1) == 100 && hs_probe_growth(&p, 4 * HS_INIT_CWND) == 25,
+	      "later probe, round 0: up to 4 IW");
+	hs_probe_on_ack(&p, 50000, 50000, 100 * MSS, 130 * MSS);
+	CHECK(hs_probe_growth(&p, 8 * HS_INIT_CWND - 1) == 100 && hs_probe_growth(&p, 8 * HS_INIT_CWND) == 25,
+	      "later probe, round 1: up to 8 IW");
 	/* Draining: 600 packets at 75 ms over a 50 ms path hold 200 in the queue. */
-	CHECK(hs_drained_cwnd(600, 50000, 75000) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000));
-	CHECK(hs_drained_cwnd(12, 50000, 500000) == HS_INIT_CWND, "never below IW");
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 100) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000, 100));
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 50) == 500, "half the queue: %u", hs_drained_cwnd(600, 50000, 75000, 50));
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 0) == 600, "none of it");
+	CHECK(hs_drained_cwnd(600, 50000, 40000, 100) == 600, "an RTT below the minimum drains nothing");
+	CHECK(hs_drained_cwnd(12, 50000, 500000, 100) == HS_INIT_CWND, "never below IW");
+	CHECK(hs_drained_cwnd(6, 50000, 500000, 100) == 6, "nor above a cwnd already below IW");
 }
 
 static void test_store_rules(void)
