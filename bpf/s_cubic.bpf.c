@@ -19,7 +19,8 @@
  *        │  loss/ECN/RTO/rate test before that: Safe Retreat — ssthresh =
  *        │        PipeSize × β (the rate test: the delivered rate × min RTT), Cubic's
  *        │        W_max likewise (not the jump), no growth until the jump is acked,
- *        │        then (loss, ECN) ssthresh from all the jump delivered; the entry
+ *        │        then (loss, ECN) ssthresh from all the jump delivered (rate test:
+ *        │        the probe from the measured BDP, knob after_rate_retreat); the entry
  *        │        deleted
  *        ▼
  *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
@@ -111,7 +112,10 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *    twice cubic's FCT (Issue 11).
  *  - probe (the default): grow 1.25x, then 1.5x, per RTT (never slower than slow
  *    start from IW would be) until a queue shows in the RTT (lib/resume.h): a low
- *    entry costs a few RTTs, a right one a small queue. */
+ *    entry costs a few RTTs, a right one a small queue. Congestion avoidance goes
+ *    on from there with probe_drain_pct of that queue given up (default none: on
+ *    the LTE traces the RTT's swings read as queues, and draining by them left
+ *    flows below cubic's window, which 1 % loss then held there). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);

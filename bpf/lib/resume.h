@@ -284,7 +284,8 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
 /* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
  * (after_jump = probe) keeps growing, by growth_pct % of what each ACK acknowledges
  * (25: 1.25× per RTT, HyStart++'s conservative slow start), until the RTT shows a
- * queue (hs_queue_seen), then removes that queue from cwnd. The kernel's HyStart is
+ * queue (hs_queue_seen), then gives up a share of that queue (probe_drain_pct,
+ * hs_drained_cwnd) and leaves the rest to congestion avoidance. The kernel's HyStart is
  * held off meanwhile: its ACK-train test would read the paced jump's spread-out ACKs
  * as a full pipe.
  *

@@ -247,7 +247,12 @@ pub const KNOBS: &[Knob] = &[
         default: 2,
         doc: "no jump unless the handshake RTT is within [saved / f, saved x f]",
     },
-    Knob { name: "retreat_beta_pct", kind: KnobKind::Number { min: 10, max: 100, unit: "%" }, default: 50, doc: "Safe Retreat: ssthresh = PipeSize x beta" },
+    Knob {
+        name: "retreat_beta_pct",
+        kind: KnobKind::Number { min: 10, max: 100, unit: "%" },
+        default: 70,
+        doc: "Safe Retreat: ssthresh = PipeSize x beta (RFC 9959: 50..100; 70 is Cubic's own decrease)",
+    },
     Knob {
         name: "retreat_entry",
         kind: KnobKind::Choice(&[("delete", 0), ("decay", 1)]),
@@ -335,14 +340,14 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         name: "after_rate_retreat",
         kind: KnobKind::Choice(&[("avoid", 0), ("probe", 1), ("slow_start", 2)]),
-        default: 0,
-        doc: "s_cubic once a rate test's retreat is over: congestion avoidance from the delivered rate x min RTT, the probe from there, or the kernel's slow start and HyStart from there",
+        default: 1,
+        doc: "s_cubic once a rate test's retreat is over: congestion avoidance from the delivered rate x min RTT, the probe from there (after a dip of a varying link the flow grows back), or the kernel's slow start and HyStart from there (overshoots a 1-BDP buffer)",
     },
     Knob {
         name: "probe_drain_pct",
         kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
-        default: 100,
-        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT; 0: congestion avoidance from cwnd as it is)",
+        default: 0,
+        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT; 0: congestion avoidance from cwnd as it is, as the kernel's HyStart leaves it: a drain read from a varying link's RTT left flows below cubic's window)",
     },
 ];
 
