@@ -113,9 +113,10 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *  - probe (the default): grow 1.25x, then 1.5x, per RTT (never slower than slow
  *    start from IW would be) until a queue shows in the RTT (lib/resume.h): a low
  *    entry costs a few RTTs, a right one a small queue. Congestion avoidance goes
- *    on from there with probe_drain_pct of that queue given up (default none: on
- *    the LTE traces the RTT's swings read as queues, and draining by them left
- *    flows below cubic's window, which 1 % loss then held there). */
+ *    on from there with probe_drain_pct of that queue given up (default half: on
+ *    the LTE traces the RTT's swings read as queues, and draining all of it left
+ *    flows below cubic's window, which 1 % loss then held there; draining none
+ *    overflowed a 0.5-BDP buffer at 10 ms). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);

@@ -346,8 +346,8 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         name: "probe_drain_pct",
         kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
-        default: 0,
-        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT; 0: congestion avoidance from cwnd as it is, as the kernel's HyStart leaves it: a drain read from a varying link's RTT left flows below cubic's window)",
+        default: 50,
+        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT, which on varying links, read from the RTT's swings, left flows below cubic's window; 0: none, which overflows shallow buffers)",
     },
 ];
 
