@@ -127,30 +127,40 @@ static void test_loss_while_validating(void)
 static void test_random_loss_early_in_the_jump(void)
 {
 	/* A right-sized jump of 100 on a lossy path: the 4th packet is lost and the loss is
-	 * found when 3 were delivered. The retreat's ssthresh from PipeSize 3 is the
-	 * minimum; once the rest of the jump is delivered (96 more) the exit's is half of
-	 * what it delivered, as the RFC has it, not 2. */
+	 * found when 3 were delivered. PipeSize 3 would give ssthresh 1 and cwnd 1; the
+	 * kernel's slow start from IW, with the same 3 delivered, would keep (10 + 3) x
+	 * beta: that is the floor. Once the rest of the jump is delivered (96 more) the
+	 * exit's ssthresh is beta of what it delivered, as the RFC has it. */
 	struct hs_resume r;
 	__u32 ev, s = 0, cap = 0;
 
 	jump(&r, 100, 0);
 	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
-	CHECK(hs_resume_retreat(&r, 50, 100 * MSS, 3, &s, &cap) && s == 2 && cap == 2, "retreat at PipeSize 3: %u %u", s, cap);
+	CHECK(hs_resume_retreat(&r, 50, 100 * MSS, 3, &s, &cap) && s == 6 && cap == 6, "retreat at PipeSize 3: %u %u", s, cap);
 	CHECK(hs_resume_on_ack(&r, 3 * MSS, 60) == HS_RESUME_NONE && r.exit_ssthresh == 0, "the hole holds snd_una");
 	hs_resume_on_ack(&r, 100 * MSS, 99);
 	CHECK(r.phase == HS_PHASE_NORMAL && r.exit_ssthresh == 49 && r.pipe_pkts == 3, "exit ssthresh %u, reported PipeSize %u",
 	      r.exit_ssthresh, r.pipe_pkts);
-	/* beta 70 (Cubic's): 69. */
+	/* beta 70 (Cubic's): 69; at the retreat (10 + 3) x 0.7 = 9. */
 	jump(&r, 100, 0);
 	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
 	hs_resume_retreat(&r, 70, 100 * MSS, 3, &s, &cap);
+	CHECK(s == 9 && cap == 9, "beta 70 floor: %u %u", s, cap);
 	hs_resume_on_ack(&r, 100 * MSS, 99);
 	CHECK(r.exit_ssthresh == 69, "beta 70: %u", r.exit_ssthresh);
-	/* A retreat before the first ACK that delivers nothing more: the minimum. */
+	/* A retreat before the first ACK that delivers nothing more: the kernel's IW x beta. */
 	jump(&r, 431, 5);
 	hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap);
 	hs_resume_on_ack(&r, 431 * MSS, 5);
-	CHECK(r.exit_ssthresh == 2, "nothing delivered: %u", r.exit_ssthresh);
+	CHECK(r.exit_ssthresh == 5, "nothing delivered: %u", r.exit_ssthresh);
+	/* The floor stops at 2 IW x beta: 14 with 20 delivered, where PipeSize x 0.7 is 14
+	 * too; with 12 delivered PipeSize gives 8 and the floor 14. */
+	jump(&r, 100, 0);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_retreat(&r, 70, 100 * MSS, 12, &s, &cap);
+	CHECK(s == 14 && cap == 14, "12 delivered: %u %u", s, cap);
+	CHECK(hs_kernel_floor(20, 70) == 14 && hs_kernel_floor(500, 70) == 14 && hs_kernel_floor(0, 10) == 2,
+	      "floor %u %u %u", hs_kernel_floor(20, 70), hs_kernel_floor(500, 70), hs_kernel_floor(0, 10));
 }
 
 static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
@@ -158,11 +168,11 @@ static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
 	struct hs_resume r;
 	__u32 ev, s = 0, cap = 0;
 
-	/* RTO before any ACK: PipeSize 0, so the retreat is to the minimum, and the
-	 * jump's packets (up to snd_nxt) are the unvalidated ones. */
+	/* RTO before any ACK: PipeSize 0, so the retreat is to the kernel's IW x beta, and
+	 * the jump's packets (up to snd_nxt) are the unvalidated ones. */
 	jump(&r, 431, 5);
 	CHECK(hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap), "retreat from Unvalidated");
-	CHECK(s == 2 && cap == 2 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
+	CHECK(s == 5 && cap == 5 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
 	/* The first ACK after the RTO must not restore the jump's window. */
 	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
 	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating");
