@@ -116,23 +116,28 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *    on from there with probe_drain_pct of that queue given up (default half: on
  *    the LTE traces the RTT's swings read as queues, and draining all of it left
  *    flows below cubic's window, which 1 % loss then held there; draining none
- *    overflowed a 0.5-BDP buffer at 10 ms). */
+ *    overflowed a 0.5-BDP buffer at 10 ms).
+ * A jump to a path marked lossy (a loss with no queue seen there) goes on by knob
+ * after_jump_lossy instead: there random loss, not the queue, ends growth, and the
+ * probe's caution left s_cubic's loss-free stretches below where the kernel's slow
+ * start took cubic (T-Mobile trace, 1 % loss: BENCHMARKS.md, Issue 12). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_config cfg = hs_get_config();
-	__u32 cwnd;
+	__u32 cwnd, after;
 
 	sk->sk_pacing_status = SK_PACING_NONE;
 	cwnd = hs_first_ack(sk, HS_CC_S_CUBIC, &flow->start, hs_startup_exit_cwnd(packets_in_flight(tp)));
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
-	if (cfg.after_jump == HS_AFTER_HOLD) {
+	after = flow->start.path_lossy ? cfg.after_jump_lossy : cfg.after_jump;
+	if (after == HS_AFTER_HOLD) {
 		/* Slow start up to the jump's window, not beyond: a jump held back by
 		 * the receiver's window must still be able to grow to it. */
 		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
-	} else if (cfg.after_jump == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
+	} else if (after == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 0);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}

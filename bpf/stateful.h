@@ -27,6 +27,7 @@ struct hs_start {
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
 	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
 	__u8 loss_no_queue;         /* a congestion signal came with no queue in the RTT */
+	__u8 path_lossy;            /* the entry the jump came from was marked HS_PATH_LOSSY */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
@@ -217,7 +218,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	}
 	st->startup = 1;
 	st->rwnd_mode = cfg->rwnd_override;
-	if (st->rwnd_mode != HS_RWND_OFF && (p->flags & HS_PATH_LOSSY) && !cfg->rwnd_lossy) {
+	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
+	if (st->rwnd_mode != HS_RWND_OFF && st->path_lossy && !cfg->rwnd_lossy) {
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_LOSSY_NO_RWND);
 	}

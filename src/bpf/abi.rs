@@ -349,6 +349,12 @@ pub const KNOBS: &[Knob] = &[
         default: 50,
         doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT, which on varying links, read from the RTT's swings, left flows below cubic's window; 0: none, which overflows shallow buffers)",
     },
+    Knob {
+        name: "after_jump_lossy",
+        kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
+        default: 0,
+        doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start = the kernel's own slow start and HyStart, which random loss, not a queue, ends there",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.
