@@ -118,9 +118,11 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  *    flows below cubic's window, which 1 % loss then held there; draining none
  *    overflowed a 0.5-BDP buffer at 10 ms).
  * A jump to a path marked lossy (a loss with no queue seen there) goes on by knob
- * after_jump_lossy instead: there random loss, not the queue, ends growth, and the
+ * after_jump_lossy instead. Where random loss, not the queue, ends growth, the
  * probe's caution left s_cubic's loss-free stretches below where the kernel's slow
- * start took cubic (T-Mobile trace, 1 % loss: BENCHMARKS.md, Issue 12). */
+ * start took cubic (T-Mobile trace at 1 %: 0.86-0.88x; slow_start 1.08-1.12x), but
+ * slow start from the BDP overflows a shallow buffer (10 Mbit/s, 0.5 BDP, 0.1 %: 5x
+ * cubic's retransmissions), so the probe stays the default (BENCHMARKS.md, Issue 12). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);

@@ -190,9 +190,9 @@ HS_INLINE __u32 hs_max_u32(__u32 a, __u32 b)
  * jump's first rounds of ACKs, when the kernel's slow start from IW, had it delivered
  * the same packets, would hold IW + delivered (at most 2 IW a round in) and keep beta
  * of it after the same loss. PipeSize / 2 of a random loss among the jump's first
- * packets is 2-6 packets: slower than the kernel, not safer (measured on the T-Mobile
- * trace at 1 % loss, BENCHMARKS.md). The jump's queue still drains: nothing new is
- * sent until the flight falls below the floor. */
+ * packets is 2-6 packets (T-Mobile trace, 1 % loss): slower than the kernel, not
+ * safer. The jump's queue still drains: nothing new is sent until the flight falls
+ * below the floor. Its effect on that trace was within the runs' spread (BENCHMARKS.md). */
 HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
 {
 	__u32 w = delivered_pkts < HS_INIT_CWND ? HS_INIT_CWND + delivered_pkts : 2 * HS_INIT_CWND;
