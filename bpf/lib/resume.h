@@ -201,6 +201,15 @@ HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
 	return f > 2 ? f : 2;
 }
 
+/* Safe Retreat's ssthresh from a PipeSize: PipeSize × beta (beta ≤ 100, so it fits),
+ * never below the kernel's floor. At the retreat and again at its end. */
+HS_INLINE __u32 hs_retreat_ssthresh(__u32 pipe_pkts, __u32 beta_pct)
+{
+	__u32 beta = beta_pct <= 100 ? beta_pct : 100;
+
+	return hs_max_u32((__u32)((__u64)pipe_pkts * beta / 100), hs_kernel_floor(pipe_pkts, beta));
+}
+
 /* Every ACK: PipeSize grows with what is delivered; Validating (or a retreat) ends
  * when the last unvalidated packet is acknowledged. Returns the event to count.
  * A retreat's end sets exit_ssthresh: the RFC's ssthresh = PipeSize × β where PipeSize
@@ -212,8 +221,6 @@ HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
  * took 1.5x cubic's time. */
 HS_INLINE __u32 hs_resume_on_ack(struct hs_resume *r, __u32 snd_una, __u32 delivered)
 {
-	__u64 s;
-
 	if (!hs_resume_active(r) && r->phase != HS_PHASE_RETREAT)
 		return HS_RESUME_NONE;
 	if (r->phase != HS_PHASE_RETREAT)
@@ -224,9 +231,7 @@ HS_INLINE __u32 hs_resume_on_ack(struct hs_resume *r, __u32 snd_una, __u32 deliv
 		r->phase = HS_PHASE_NORMAL;
 		return HS_VALIDATED;
 	}
-	s = (__u64)(delivered - r->delivered_at_jump) * r->beta_pct / 100;
-	r->exit_ssthresh = hs_max_u32(s > 0xffffffffULL ? 0xffffffffU : (__u32)s,
-				      hs_kernel_floor(delivered - r->delivered_at_jump, r->beta_pct));
+	r->exit_ssthresh = hs_retreat_ssthresh(delivered - r->delivered_at_jump, r->beta_pct);
 	r->phase = HS_PHASE_NORMAL;  /* the retreat is over: growth may resume */
 	return HS_RESUME_NONE;
 }
@@ -238,9 +243,6 @@ HS_INLINE __u32 hs_resume_on_ack(struct hs_resume *r, __u32 snd_una, __u32 deliv
 HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_nxt, __u32 delivered, __u32 *ssthresh,
 				__u32 *cwnd_cap)
 {
-	__u32 floor;
-	__u64 s;
-
 	if (!hs_resume_active(r))
 		return 0;
 	if (r->phase == HS_PHASE_UNVALIDATED)
@@ -248,10 +250,8 @@ HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_n
 	r->pipe_pkts = delivered - r->delivered_at_jump;
 	r->phase = HS_PHASE_RETREAT;
 	r->beta_pct = beta_pct <= 100 ? (__u8)beta_pct : 100;
-	s = (__u64)r->pipe_pkts * beta_pct / 100;
-	floor = hs_kernel_floor(r->pipe_pkts, r->beta_pct);
-	*ssthresh = hs_max_u32(s > 0xffffffffULL ? 0xffffffffU : (__u32)s, floor);
-	*cwnd_cap = hs_max_u32(r->pipe_pkts / 2, floor);
+	*ssthresh = hs_retreat_ssthresh(r->pipe_pkts, r->beta_pct);
+	*cwnd_cap = hs_max_u32(r->pipe_pkts / 2, hs_kernel_floor(r->pipe_pkts, r->beta_pct));
 	return 1;
 }
 
