@@ -185,6 +185,9 @@ const OFF: u32 = 0;
 
 /// Every knob: the one place its kind, range, default and documentation live. The
 /// C field of the same name in struct hs_config holds it (checked by the layout test).
+/// enum hs_after_jump: what follows a jump (knobs after_jump and after_jump_lossy).
+const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2)];
+
 pub const KNOBS: &[Knob] = &[
     Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
     Knob { name: "store", kind: KnobKind::Switch, default: ON, doc: "store each flow's estimate at its end" },
@@ -212,7 +215,7 @@ pub const KNOBS: &[Knob] = &[
     Knob { name: "gcbe_median", kind: KnobKind::Switch, default: ON, doc: "store the median of the last 5 GCBE estimates; off = their max (eq. 8)" },
     Knob {
         name: "after_jump",
-        kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
+        kind: KnobKind::Choice(AFTER_JUMP),
         default: 2,
         doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until the smallest of 8 consecutive RTT samples shows a queue",
     },
@@ -351,7 +354,7 @@ pub const KNOBS: &[Knob] = &[
     },
     Knob {
         name: "after_jump_lossy",
-        kind: KnobKind::Choice(&[("slow_start", 0), ("hold", 1), ("probe", 2)]),
+        kind: KnobKind::Choice(AFTER_JUMP),
         default: 2,
         doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start (the kernel's slow start and HyStart) is faster where random loss ends growth (LTE traces, 5G at 1 %) but overflows a shallow buffer (0.5 BDP: 5x cubic's retransmissions)",
     },
