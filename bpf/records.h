@@ -74,6 +74,8 @@ enum hs_counter {
 	HS_SHADOW_RATIO_LAST = HS_SHADOW_RATIO_0 + 8,
 	HS_SHARED_JUMPS,            /* concurrency=split: jumps that shared their entry's rate with concurrent resumers */
 	HS_LOSSY_NO_RWND,           /* jumps to a lossy path without the window override (rwnd_lossy off) */
+	HS_PROBE_QUEUE_EXITS,       /* s_cubic's probe after a jump ended by a queue in the RTT */
+	HS_PROBE_HANDOVERS,         /* ... ended by two rounds without one: slow start went on (probe_then_slow_start) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -155,7 +157,8 @@ _Static_assert(sizeof(struct hs_config) == 35 * 4, "hs_config: one u32 per knob 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
 enum hs_retreat_on { HS_RETREAT_ON_ANY_LOSS = 0, HS_RETREAT_ON_QUEUE = 1 };
-enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2 };
+/* What follows a jump (s_cubic, lib/resume.h); the names are the knobs' values. */
+enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2, HS_AFTER_PROBE_THEN_SLOW_START = 3 };
 /* s_cubic once a rate test's retreat is over: congestion avoidance from the measured
  * BDP, the probe from there, or the kernel's slow start and HyStart from there. */
 enum hs_after_rate_retreat { HS_AFTER_RATE_AVOID = 0, HS_AFTER_RATE_PROBE = 1, HS_AFTER_RATE_SLOW_START = 2 };

@@ -122,7 +122,9 @@ static __always_inline struct bictcp *cubic_of(struct sock *sk)
  * probe's caution left s_cubic's loss-free stretches below where the kernel's slow
  * start took cubic (T-Mobile trace at 1 %: 0.86-0.88x; slow_start 1.08-1.12x), but
  * slow start from the BDP overflows a shallow buffer (10 Mbit/s, 0.5 BDP, 0.1 %: 5x
- * cubic's retransmissions), so the probe stays the default (BENCHMARKS.md, Issue 12). */
+ * cubic's retransmissions). probe_then_slow_start probes first and lets slow start go
+ * on once a round shows room; after a low entry that overflowed a 1-BDP buffer, so
+ * the probe stays the default (lib/resume.h). */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -139,8 +141,11 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 		/* Slow start up to the jump's window, not beyond: a jump held back by
 		 * the receiver's window must still be able to grow to it. */
 		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
-	} else if (after == HS_AFTER_PROBE && flow->start.resume.phase == HS_PHASE_VALIDATING) {
+	} else if ((after == HS_AFTER_PROBE || after == HS_AFTER_PROBE_THEN_SLOW_START) &&
+		   flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 0);
+		if (after == HS_AFTER_PROBE_THEN_SLOW_START)
+			hs_probe_then_slow_start(&flow->probe, tp->tcp_mstamp, tp->delivered);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}
 }
@@ -160,10 +165,19 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 			return;
 		}
 	}
-	if (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt)) {
+	switch (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt, tp->tcp_mstamp, tp->delivered)) {
+	case HS_PROBE_QUEUE:
+		hs_count(HS_CC_S_CUBIC, HS_PROBE_QUEUE_EXITS);
 		cfg = hs_get_config();
 		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct);
 		tp->snd_ssthresh = tp->snd_cwnd;
+		break;
+	case HS_PROBE_CLEAR:
+		/* The kernel's slow start and HyStart from here; HyStart's round, stale
+		 * since init, restarts at its next sample. */
+		hs_count(HS_CC_S_CUBIC, HS_PROBE_HANDOVERS);
+		cubic_of(sk)->found = 0;
+		break;
 	}
 }
 
@@ -277,6 +291,8 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			flow->start.resume.exit_ssthresh = 0;
 		}
 		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {
+			if (!hs_probe_may_grow(tp->snd_cwnd, tp->max_packets_out))
+				return;
 			tp->snd_cwnd = hs_probe_grow(tp->snd_cwnd, acked, hs_probe_growth(&flow->probe, tp->snd_cwnd),
 						     &flow->probe.cnt);
 			return;

@@ -343,6 +343,17 @@ HS_INLINE __u32 hs_probe_grow(__u32 cwnd, __u32 acked, __u32 growth_pct, __u32 *
 	return cwnd;
 }
 
+/* The probe grows cwnd only while cwnd limits the flow, by the kernel's slow-start rule
+ * (tcp_is_cwnd_limited: cwnd below twice the most packets in flight of the last
+ * window). A flow held by the receiver's window or the application builds no queue and
+ * no loss, so nothing else ended the growth: cwnd grew 1.5x per RTT for the flow's
+ * life, wrapped past 2^32 in long flows (final cwnds of 10^6 to 2 x 10^9 packets in the
+ * trace runs), and a window opening later let the whole of it out at once. */
+HS_INLINE int hs_probe_may_grow(__u32 cwnd, __u32 max_packets_out)
+{
+	return (__u64)cwnd < 2 * (__u64)max_packets_out;
+}
+
 /* The probe over rounds: it begins at growth_pct; once two whole rounds passed with
  * no queue in the RTT (the first round's own overshoot shows only in the
  * second), the cached BDP was low and the growth doubles, to at most
@@ -361,7 +372,35 @@ struct hs_probe {
 	__u8 clear_rounds;          /* rounds ended without a queue */
 	__u8 block_samples;         /* RTT samples in the block */
 	__u8 rounds_before;         /* rounds of ACKs the flow had before the probe began */
+	__u8 handover_rounds;       /* clear rounds after which slow start may take over (0: never) */
+	__u32 round_start_delivered; /* probe_then_slow_start: packets delivered when the round began */
+	__u64 round_start_us;       /* ... and when */
+	__u32 prev_round_delivered; /* the previous round's packets delivered ... */
+	__u32 prev_round_us;        /* ... and its length */
 };
+
+/* after_jump(_lossy) = probe_then_slow_start: the probe, and from the end of its second
+ * round on, the kernel's slow start and HyStart once a round shows the path had room:
+ * no queue in its RTTs, and its packets delivered at HS_PROBE_HANDOVER_GAIN_PCT % or
+ * more of the previous round's rate. Each round sends 1.25x the last (the probe's
+ * growth), so a path with room delivers the next round 1.25x as fast, and a full one
+ * (a right entry) as fast as before, with a queue. Not before the second round: the
+ * first round's growth shows only in the second round's ACKs. The rate, not only the
+ * RTT: at 10 ms a 1.25x overshoot of a 0.5-BDP buffer queues 2.5 ms, near the 2 ms
+ * threshold, and a handover on "no queue seen" overflowed it (443 retransmissions
+ * against cubic's 145). A low entry (on a lossy path, GCBE read in loss recovery)
+ * then doubles per RTT as cubic's slow start would, instead of at most 1.5x, which
+ * random loss soon ends (T-Mobile trace, 1 %). Slow start straight after the jump
+ * overflowed a 0.5-BDP buffer at 10 Mbit/s: it doubled a right entry's BDP before any
+ * RTT could show the queue, and the kernel's HyStart cannot end it (its ACK-train test,
+ * gaps up to 2 ms, breaks on delayed ACKs at 2.4 ms; its delay test reads the round's
+ * first 8 samples, which see the queue only a round later). Not a default: after a
+ * low entry the kernel's slow start from the handover overflowed a 1-BDP buffer at
+ * 100 Mbit/s, 50 ms (20 % entry: 1,025 retransmissions vs cubic's 62; with 0.1 % loss
+ * 343 vs 13), which the probe does not (BENCHMARKS.md, Issue 12). */
+#define HS_PROBE_HANDOVER_ROUNDS 2
+#define HS_PROBE_HANDOVER_GAIN_PCT 112
+enum hs_probe_event { HS_PROBE_GOING = 0, HS_PROBE_QUEUE = 1, HS_PROBE_CLEAR = 2 };
 
 /* rounds_before: 0 when the probe follows the jump's first ACK; more when it begins
  * later (after a rate test's retreat), so that slow start from IW, the floor, is
@@ -386,12 +425,41 @@ HS_INLINE __u32 hs_probe_growth(const struct hs_probe *p, __u32 cwnd)
 	return p->growth_pct;
 }
 
-/* Every ACK while probing: 1 if the RTT shows a queue (the probe is over; the RTT that
- * showed it is in queue_rtt_us). rtt_us 0: no sample on this ACK. */
-HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt)
+HS_INLINE void hs_probe_then_slow_start(struct hs_probe *p, __u64 now_us, __u32 delivered)
 {
+	p->handover_rounds = HS_PROBE_HANDOVER_ROUNDS;
+	p->round_start_us = now_us;
+	p->round_start_delivered = delivered;
+}
+
+/* At a round's end (probe_then_slow_start): whether this round delivered at
+ * HS_PROBE_HANDOVER_GAIN_PCT % of the previous round's rate or more; the round becomes
+ * the previous one. */
+HS_INLINE int hs_probe_round_had_room(struct hs_probe *p, __u64 now_us, __u32 delivered)
+{
+	__u32 pkts = delivered - p->round_start_delivered;
+	__u64 us = now_us - p->round_start_us;
+	int room = p->prev_round_us && p->prev_round_delivered && us &&
+		   (__u64)pkts * p->prev_round_us * 100 >= (__u64)p->prev_round_delivered * us * HS_PROBE_HANDOVER_GAIN_PCT;
+
+	p->prev_round_delivered = pkts;
+	p->prev_round_us = us > 0xffffffffULL ? 0xffffffffU : (__u32)us;
+	p->round_start_us = now_us;
+	p->round_start_delivered = delivered;
+	return room;
+}
+
+/* Every ACK while probing: HS_PROBE_QUEUE if the RTT shows a queue (the probe is over;
+ * the RTT that showed it is in queue_rtt_us), HS_PROBE_CLEAR if slow start takes over
+ * (probe_then_slow_start; the probe is over). rtt_us 0: no sample on this ACK;
+ * now_us and delivered (packets) time the rounds for the handover. */
+HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt,
+			      __u64 now_us, __u32 delivered)
+{
+	int room;
+
 	if (!p->active)
-		return 0;
+		return HS_PROBE_GOING;
 	if (rtt_us) {
 		if (!p->block_samples || rtt_us < p->block_min_rtt_us)
 			p->block_min_rtt_us = rtt_us;
@@ -400,7 +468,7 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 			if (hs_queue_seen(p->block_min_rtt_us, min_rtt_us)) {
 				p->queue_rtt_us = p->block_min_rtt_us;
 				p->active = 0;
-				return 1;
+				return HS_PROBE_QUEUE;
 			}
 		}
 	}
@@ -408,10 +476,21 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 		p->round_end_seq = snd_nxt;
 		if (p->clear_rounds < 255)
 			p->clear_rounds++;
+		room = p->handover_rounds && hs_probe_round_had_room(p, now_us, delivered);
+		if (room && p->clear_rounds >= p->handover_rounds) {
+			/* The round's last samples carry the most of its queue: half a
+			 * block of them is heard before slow start is let loose. */
+			p->active = 0;
+			if (p->block_samples >= HS_PROBE_RTT_SAMPLES / 2 && hs_queue_seen(p->block_min_rtt_us, min_rtt_us)) {
+				p->queue_rtt_us = p->block_min_rtt_us;
+				return HS_PROBE_QUEUE;
+			}
+			return HS_PROBE_CLEAR;
+		}
 		if (p->clear_rounds >= 2 && p->growth_pct < HS_PROBE_MAX_GROWTH_PCT)
 			p->growth_pct = p->growth_pct * 2 > HS_PROBE_MAX_GROWTH_PCT ? HS_PROBE_MAX_GROWTH_PCT : p->growth_pct * 2;
 	}
-	return 0;
+	return HS_PROBE_GOING;
 }
 
 /* The window without drain_pct % of the queue the RTT shows (100: cwnd × min RTT /

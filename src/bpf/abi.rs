@@ -127,7 +127,8 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shadow_ratio_le_1.1" = "HS_SHADOW_RATIO_0 + 4", "shadow_ratio_le_1.25" = "HS_SHADOW_RATIO_0 + 5",
     "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
     "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
-    "lossy_no_rwnd" = "HS_LOSSY_NO_RWND",
+    "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
+    "probe_handovers" = "HS_PROBE_HANDOVERS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -186,7 +187,7 @@ const OFF: u32 = 0;
 /// Every knob: the one place its kind, range, default and documentation live. The
 /// C field of the same name in struct hs_config holds it (checked by the layout test).
 /// enum hs_after_jump: what follows a jump (knobs after_jump and after_jump_lossy).
-const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2)];
+const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2), ("probe_then_slow_start", 3)];
 
 pub const KNOBS: &[Knob] = &[
     Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
@@ -217,7 +218,7 @@ pub const KNOBS: &[Knob] = &[
         name: "after_jump",
         kind: KnobKind::Choice(AFTER_JUMP),
         default: 2,
-        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, or probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until the smallest of 8 consecutive RTT samples shows a queue",
+        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until the smallest of 8 consecutive RTT samples shows a queue, or probes and, from its second round on, lets slow start go on once a round shows no queue and came back at least 1.12x as fast as the round before (probe_then_slow_start)",
     },
     Knob {
         name: "gcbe_min_span_us",
@@ -356,7 +357,7 @@ pub const KNOBS: &[Knob] = &[
         name: "after_jump_lossy",
         kind: KnobKind::Choice(AFTER_JUMP),
         default: 2,
-        doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start (the kernel's slow start and HyStart) is faster where random loss ends growth (LTE traces, 5G at 1 %) but overflows a shallow buffer (0.5 BDP: 5x cubic's retransmissions)",
+        doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start at once overflows a shallow buffer (0.5 BDP: 5x cubic's retransmissions), and probe_then_slow_start, after a low entry, a 1-BDP one (20 % entry, 0.1 % loss: 343 retransmissions vs cubic's 13)",
     },
 ];
 
@@ -527,6 +528,9 @@ mod tests {
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
+        for (name, _) in AFTER_JUMP {
+            c.push_str(&format!("P(\"after_jump.{name}\", HS_AFTER_{});\n", name.to_uppercase()));
+        }
         c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
         for cc in CONTROLLER_ABI {
             c.push_str(&format!("P(\"{0}\", {0});\n", cc.c_id));
@@ -590,6 +594,9 @@ mod tests {
         want("HS_CONFIG_WRITTEN".into(), CONFIG_WRITTEN as u64);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
+        }
+        for (name, value) in AFTER_JUMP {
+            want(format!("after_jump.{name}"), *value as u64);
         }
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);
