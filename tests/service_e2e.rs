@@ -150,8 +150,11 @@ fn off_makes_every_flow_the_kernels_and_on_brings_the_jumps_back() {
     assert!(!tc_filters(dev).contains("hs_rwnd"), "off detaches the override everywhere");
     assert_eq!(json(&["config", "--json"])["mode"], "off");
     let rows = warm_sweep(&f, "off");
-    assert_eq!(counter(&status(), "s_cubic", "jumps"), 0, "no jump while off");
-    assert!(counter(&status(), "s_cubic", "off") >= 4, "every flow counted as started off");
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "jumps"), 0, "no jump while off");
+    // Once (2026-11-23, in a full `make test`, not reproduced in four reruns) this
+    // count came short; what it was and what the sweep measured are printed for next time.
+    assert!(counter(&st, "s_cubic", "off") >= 4, "every flow counted as started off: {} rows; {st}", rows.len());
     assert!(counter(&status(), "s_cubic", "stores") >= 1, "entries are still stored while off");
     for r in &rows {
         assert_eq!(r.resume.as_deref(), Some("off"), "{r:?}");
