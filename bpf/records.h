@@ -75,7 +75,7 @@ enum hs_counter {
 	HS_SHARED_JUMPS,            /* concurrency=split: jumps that shared their entry's rate with concurrent resumers */
 	HS_LOSSY_NO_RWND,           /* jumps to a lossy path without the window override (rwnd_lossy off) */
 	HS_PROBE_QUEUE_EXITS,       /* s_cubic's probe after a jump ended by a queue in the RTT */
-	HS_PROBE_HANDOVERS,         /* ... ended by two rounds without one: slow start went on (probe_then_slow_start) */
+	HS_PROBE_HANDOVERS,         /* ... ended by a round that showed room: slow start went on (probe_then_slow_start) */
 	HS_STATEFUL_COUNTERS,
 };
 

@@ -27,7 +27,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_off_flows_total", kind: "counter", help: "Flows started as the kernel's because mode=off." },
     Family { name: "headstart_shared_jumps_total", kind: "counter", help: "concurrency=split: jumps that shared their entry's rate with concurrent resumers." },
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
-    Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (two rounds without one; slow start went on)." },
+    Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
     Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
     Family { name: "headstart_shadow_estimate_ratio", kind: "histogram", help: "mode=shadow: the cached rate over the rate the flow measured itself (1 = the entry was right)." },
     Family { name: "headstart_suss_rounds_total", kind: "counter", help: "SUSS slow-start rounds, by kind (accelerated: grown by more than 2x, normal)." },
