@@ -449,6 +449,17 @@ HS_INLINE int hs_probe_round_had_room(struct hs_probe *p, __u64 now_us, __u32 de
 	return room;
 }
 
+/* Whether the block of RTT samples gathered so far shows a queue; if so the probe is
+ * over, with that block's smallest RTT in queue_rtt_us. */
+HS_INLINE int hs_probe_block_ends_it(struct hs_probe *p, __u32 min_rtt_us)
+{
+	if (!hs_queue_seen(p->block_min_rtt_us, min_rtt_us))
+		return 0;
+	p->queue_rtt_us = p->block_min_rtt_us;
+	p->active = 0;
+	return 1;
+}
+
 /* Every ACK while probing: HS_PROBE_QUEUE if the RTT shows a queue (the probe is over;
  * the RTT that showed it is in queue_rtt_us), HS_PROBE_CLEAR if slow start takes over
  * (probe_then_slow_start; the probe is over). rtt_us 0: no sample on this ACK;
@@ -465,11 +476,8 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 			p->block_min_rtt_us = rtt_us;
 		if (++p->block_samples == HS_PROBE_RTT_SAMPLES) {
 			p->block_samples = 0;
-			if (hs_queue_seen(p->block_min_rtt_us, min_rtt_us)) {
-				p->queue_rtt_us = p->block_min_rtt_us;
-				p->active = 0;
+			if (hs_probe_block_ends_it(p, min_rtt_us))
 				return HS_PROBE_QUEUE;
-			}
 		}
 	}
 	if (!hs_seq_before(snd_una, p->round_end_seq)) {
@@ -480,11 +488,9 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 		if (room && p->clear_rounds >= p->handover_rounds) {
 			/* The round's last samples carry the most of its queue: half a
 			 * block of them is heard before slow start is let loose. */
-			p->active = 0;
-			if (p->block_samples >= HS_PROBE_RTT_SAMPLES / 2 && hs_queue_seen(p->block_min_rtt_us, min_rtt_us)) {
-				p->queue_rtt_us = p->block_min_rtt_us;
+			if (p->block_samples >= HS_PROBE_RTT_SAMPLES / 2 && hs_probe_block_ends_it(p, min_rtt_us))
 				return HS_PROBE_QUEUE;
-			}
+			p->active = 0;
 			return HS_PROBE_CLEAR;
 		}
 		if (p->clear_rounds >= 2 && p->growth_pct < HS_PROBE_MAX_GROWTH_PCT)
