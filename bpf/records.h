@@ -76,6 +76,7 @@ enum hs_counter {
 	HS_LOSSY_NO_RWND,           /* jumps to a lossy path without the window override (rwnd_lossy off) */
 	HS_PROBE_QUEUE_EXITS,       /* s_cubic's probe after a jump ended by a queue in the RTT */
 	HS_PROBE_HANDOVERS,         /* ... ended by a round that showed room: slow start went on (probe_then_slow_start) */
+	HS_HOOKS_MISSED,            /* the kernel entered CWR/Recovery/Loss without running ssthresh and set_state: replayed (lib/hook_guard.h) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -104,6 +105,7 @@ enum hs_suss_counter {
 	HS_SUSS_TRAIN_EXITS,        /* slow start ended by the scaled ACK-train test */
 	HS_SUSS_DELAY_EXITS,        /* slow start ended by the delay test */
 	HS_SUSS_LOSS_STOPS,         /* SUSS stopped by a cwnd reduction while still deciding */
+	HS_SUSS_HOOKS_MISSED,       /* as HS_HOOKS_MISSED */
 	HS_SUSS_COUNTERS,
 };
 _Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");

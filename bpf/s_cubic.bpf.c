@@ -49,6 +49,7 @@
 #include <bpf/bpf_endian.h>
 #include "stateful.h"
 #include "estimator.h"
+#include "lib/hook_guard.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -65,6 +66,7 @@ struct s_cubic_flow {
 	struct hs_estimator estimator; /* GCBE, stored at release */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	struct hs_probe probe;      /* after_jump = probe: growing until a queue shows */
+	struct hs_hook_guard guard; /* hooks the kernel skipped (lib/hook_guard.h) */
 };
 
 struct {
@@ -92,6 +94,7 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 		return;
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
+	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
 	cfg = hs_get_config();
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
@@ -101,6 +104,66 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 static __always_inline struct bictcp *cubic_of(struct sock *sk)
 {
 	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+/* ssthresh on a congestion signal (or on the replay of one the kernel skipped): Cubic's,
+ * except during a resume: Safe Retreat, whose plateau (W_max) is what the path
+ * delivered, not the jump that overshot it; and losses of the jump's own packets after
+ * a retreat are not answered twice. */
+static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic_flow *flow)
+{
+	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg;
+	__u32 retreat, pipe;
+
+	hs_guard_ssthresh(&flow->guard, tp->high_seq);
+	hs_note_congestion(sk, &flow->start, flow->min_rtt_us);
+	flow->probe.active = 0;
+	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
+	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
+		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
+		return tp->snd_ssthresh;
+	}
+	if (!hs_resume_active(&flow->start.resume))
+		return ssthresh;
+	cfg = hs_get_config();
+	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
+		return ssthresh;
+	cubic_of(sk)->last_max_cwnd = pipe;
+	return retreat;
+}
+
+static __always_inline void tell_state(struct sock *sk, struct s_cubic_flow *flow, __u8 new_state)
+{
+	hs_guard_told(&flow->guard, new_state);
+	hs_on_ca_state(HS_CC_S_CUBIC, &flow->start, new_state);
+	cubictcp_state(sk, new_state);
+}
+
+/* The kernel entered CWR, Recovery or Loss without running ssthresh and set_state
+ * (lib/hook_guard.h): both are replayed as the kernel would have run them, with the
+ * window the flow had then (prior_cwnd), and cwnd comes back from what the stale
+ * ssthresh let PRR set (up to 2 x 10^9). Runs first in every hook, before the kernel
+ * acts on the ACK at hand. */
+static __always_inline void repair_missed_hooks(struct sock *sk, struct s_cubic_flow *flow)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u8 state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	__u32 cwnd = tp->snd_cwnd;
+
+	if (!hs_guard_missed(&flow->guard, state, tp->high_seq))
+		return;
+	hs_count(HS_CC_S_CUBIC, HS_HOOKS_MISSED);
+	if (tp->prior_cwnd)
+		tp->snd_cwnd = tp->prior_cwnd;
+	/* In a retreat ssthresh stays the retreat's, which the stale word replaced. */
+	if (flow->start.resume.phase == HS_PHASE_RETREAT)
+		tp->snd_ssthresh = hs_retreat_ssthresh(flow->start.resume.pipe_pkts, flow->start.resume.beta_pct);
+	tp->snd_ssthresh = congestion_ssthresh(sk, flow);
+	if (tp->snd_cwnd > cwnd)
+		tp->snd_cwnd = cwnd;
+	tell_state(sk, flow, state);
 }
 
 /* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW),
@@ -187,8 +250,10 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct s_cubic_flow *flow;
 
-	cubictcp_acked(sk, sample);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+	if (flow)
+		repair_missed_hooks(sk, flow);
+	cubictcp_acked(sk, sample);
 	if (!flow)
 		return;
 	if (sample->rtt_us > 0 && (!flow->min_rtt_us || (__u32)sample->rtt_us < flow->min_rtt_us))
@@ -214,34 +279,16 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, hs_estimator_finish(&flow->estimator, &cfg, 0), flow->min_rtt_us, 0);
 }
 
-/* Cubic's response to congestion, except during a resume: Safe Retreat, whose
- * plateau (W_max) is what the path delivered, not the jump that overshot it; and
- * losses of the jump's own packets after a retreat are not answered twice. */
+/* Cubic's response to congestion, except during a resume (congestion_ssthresh). */
 SEC("struct_ops")
 __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 {
-	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
-	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_config cfg;
-	__u32 retreat, pipe;
 
 	if (!flow)
-		return ssthresh;
-	hs_note_congestion(sk, &flow->start, flow->min_rtt_us);
-	flow->probe.active = 0;
-	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
-	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
-		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
-		return tp->snd_ssthresh;
-	}
-	if (!hs_resume_active(&flow->start.resume))
-		return ssthresh;
-	cfg = hs_get_config();
-	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
-		return ssthresh;
-	cubic_of(sk)->last_max_cwnd = pipe;
-	return retreat;
+		return cubictcp_recalc_ssthresh(sk);
+	repair_missed_hooks(sk, flow);
+	return congestion_ssthresh(sk, flow);
 }
 
 /* A rate test's retreat is over: the jump's queue has drained and cwnd is what the
@@ -274,6 +321,7 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 
 	if (flow) {
+		repair_missed_hooks(sk, flow);
 		/* Safe Retreat: no growth until the last jump packet is acknowledged. */
 		if (hs_resume_holds_growth(&flow->start.resume))
 			return;
@@ -306,9 +354,12 @@ void BPF_PROG(s_cubic_set_state, struct sock *sk, __u8 new_state)
 {
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 
-	if (flow)
-		hs_on_ca_state(HS_CC_S_CUBIC, &flow->start, new_state);
-	cubictcp_state(sk, new_state);
+	if (!flow) {
+		cubictcp_state(sk, new_state);
+		return;
+	}
+	repair_missed_hooks(sk, flow);
+	tell_state(sk, flow, new_state);
 }
 
 SEC("struct_ops")
@@ -320,6 +371,10 @@ void BPF_PROG(s_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 SEC("struct_ops")
 __u32 BPF_PROG(s_cubic_undo_cwnd, struct sock *sk)
 {
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+
+	if (flow)
+		repair_missed_hooks(sk, flow);
 	return tcp_reno_undo_cwnd(sk);
 }
 

@@ -13,13 +13,15 @@
  *     released at the last blue ACK and spread by the kernel's internal pacing.
  *  2. When the scaled ACK train already says stop, slow start ends at once
  *     (ssthresh = cwnd) rather than at a computed cap.
- * With the `suss` knob off, every hook is the kernel's Cubic. */
+ * With the `suss` knob off, every hook is the kernel's Cubic, with the missed-hook guard
+ * that s_cubic has (lib/hook_guard.h). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "lib/suss_round.h"
 #include "pacing.h"
 #include "path_table.h"
+#include "lib/hook_guard.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -42,6 +44,15 @@ struct {
 	__type(key, int);
 	__type(value, struct suss_flow);
 } suss_flows SEC(".maps");
+
+/* Every suss flow's missed-hook guard (lib/hook_guard.h), apart from suss_flows, which
+ * exists only while SUSS runs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct hs_hook_guard);
+} suss_guards SEC(".maps");
 
 static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
 {
@@ -84,11 +95,15 @@ SEC("struct_ops")
 void BPF_PROG(suss_init, struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct hs_hook_guard *g;
 	struct suss_flow *f;
 	struct hs_config cfg;
 
 	cubictcp_init(sk);
 	hs_count(HS_CC_SUSS, HS_SUSS_FLOWS);
+	g = bpf_sk_storage_get(&suss_guards, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (g)
+		hs_guard_init(g, ((struct inet_connection_sock *)sk)->icsk_ca_state, tp->high_seq);
 	cfg = hs_get_config();
 	if (!cfg.suss || cfg.mode != HS_MODE_ON)
 		return;
@@ -100,6 +115,52 @@ void BPF_PROG(suss_init, struct sock *sk)
 	cubic_of(sk)->found = 1;  /* the kernel's HyStart waits while SUSS decides */
 }
 
+/* ssthresh on a congestion signal: SUSS stops, Cubic's. */
+static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct suss_flow *f)
+{
+	struct suss_out o;
+
+	if (f) {
+		o = suss_on_ssthresh(&f->round);
+		apply(sk, f, &o);
+	}
+	return cubictcp_recalc_ssthresh(sk);
+}
+
+static __always_inline void on_state(struct sock *sk, struct suss_flow *f, __u8 new_state)
+{
+	struct suss_out o;
+
+	if (f && new_state != TCP_CA_Open && new_state != TCP_CA_Disorder) {
+		o = suss_on_reduction(&f->round);
+		apply(sk, f, &o);
+	}
+	cubictcp_state(sk, new_state);
+}
+
+/* The kernel entered CWR, Recovery or Loss without running ssthresh and set_state:
+ * replayed as s_cubic does (s_cubic.bpf.c, repair_missed_hooks). Returns the guard. */
+static __always_inline struct hs_hook_guard *repair_missed_hooks(struct sock *sk, struct suss_flow *f)
+{
+	struct hs_hook_guard *g = bpf_sk_storage_get(&suss_guards, sk, 0, 0);
+	struct tcp_sock *tp = tcp_sk(sk);
+	__u8 state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
+	__u32 cwnd = tp->snd_cwnd;
+
+	if (!g || !hs_guard_missed(g, state, tp->high_seq))
+		return g;
+	hs_count(HS_CC_SUSS, HS_SUSS_HOOKS_MISSED);
+	if (tp->prior_cwnd)
+		tp->snd_cwnd = tp->prior_cwnd;
+	tp->snd_ssthresh = congestion_ssthresh(sk, f);
+	hs_guard_ssthresh(g, tp->high_seq);
+	if (tp->snd_cwnd > cwnd)
+		tp->snd_cwnd = cwnd;
+	on_state(sk, f, state);
+	hs_guard_told(g, state);
+	return g;
+}
+
 SEC("struct_ops")
 void BPF_PROG(suss_acked, struct sock *sk, const struct ack_sample *sample)
 {
@@ -107,6 +168,7 @@ void BPF_PROG(suss_acked, struct sock *sk, const struct ack_sample *sample)
 	struct suss_flow *f;
 	struct suss_out o;
 
+	repair_missed_hooks(sk, bpf_sk_storage_get(&suss_flows, sk, 0, 0));
 	cubictcp_acked(sk, sample);
 	f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 	if (!f)
@@ -130,6 +192,7 @@ void BPF_PROG(suss_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 
+	repair_missed_hooks(sk, f);
 	if (f && suss_holds_growth(&f->round, ack, tp->snd_cwnd, tp->snd_ssthresh))
 		return;
 	cubictcp_cong_avoid(sk, ack, acked);
@@ -139,26 +202,22 @@ SEC("struct_ops")
 void BPF_PROG(suss_set_state, struct sock *sk, __u8 new_state)
 {
 	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
-	struct suss_out o;
+	struct hs_hook_guard *g = repair_missed_hooks(sk, f);
 
-	if (f && new_state != TCP_CA_Open && new_state != TCP_CA_Disorder) {
-		o = suss_on_reduction(&f->round);
-		apply(sk, f, &o);
-	}
-	cubictcp_state(sk, new_state);
+	on_state(sk, f, new_state);
+	if (g)
+		hs_guard_told(g, new_state);
 }
 
 SEC("struct_ops")
 __u32 BPF_PROG(suss_ssthresh, struct sock *sk)
 {
 	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
-	struct suss_out o;
+	struct hs_hook_guard *g = repair_missed_hooks(sk, f);
 
-	if (f) {
-		o = suss_on_ssthresh(&f->round);
-		apply(sk, f, &o);
-	}
-	return cubictcp_recalc_ssthresh(sk);
+	if (g)
+		hs_guard_ssthresh(g, tcp_sk(sk)->high_seq);
+	return congestion_ssthresh(sk, f);
 }
 
 SEC("struct_ops")
@@ -170,6 +229,7 @@ void BPF_PROG(suss_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 SEC("struct_ops")
 __u32 BPF_PROG(suss_undo_cwnd, struct sock *sk)
 {
+	repair_missed_hooks(sk, bpf_sk_storage_get(&suss_flows, sk, 0, 0));
 	return tcp_reno_undo_cwnd(sk);
 }
 

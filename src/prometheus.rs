@@ -28,6 +28,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_shared_jumps_total", kind: "counter", help: "concurrency=split: jumps that shared their entry's rate with concurrent resumers." },
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
+    Family { name: "headstart_hooks_missed_total", kind: "counter", help: "Loss episodes the kernel began without running the controller's ssthresh and set_state (ssthresh left a stale stack word); the controller replayed them at its next hook." },
     Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
     Family { name: "headstart_shadow_estimate_ratio", kind: "histogram", help: "mode=shadow: the cached rate over the rate the flow measured itself (1 = the entry was right)." },
     Family { name: "headstart_suss_rounds_total", kind: "counter", help: "SUSS slow-start rounds, by kind (accelerated: grown by more than 2x, normal)." },
@@ -69,6 +70,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "lossy_no_rwnd" => f("headstart_lossy_no_rwnd_total", None),
         "probe_queue_exits" => f("headstart_probe_ends_total", Some(("end", "queue"))),
         "probe_handovers" => f("headstart_probe_ends_total", Some(("end", "handover"))),
+        "hooks_missed" => f("headstart_hooks_missed_total", None),
         // suss
         "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),
         "normal_rounds" => f("headstart_suss_rounds_total", Some(("kind", "normal"))),

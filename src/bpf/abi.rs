@@ -128,7 +128,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
     "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
     "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
-    "probe_handovers" = "HS_PROBE_HANDOVERS",
+    "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -144,6 +144,7 @@ pub const SUSS_COUNTERS: &[Counter] = counters![
     "flows" = "HS_SUSS_FLOWS", "accelerated_rounds" = "HS_SUSS_ACCELERATED_ROUNDS",
     "normal_rounds" = "HS_SUSS_NORMAL_ROUNDS", "train_exits" = "HS_SUSS_TRAIN_EXITS",
     "delay_exits" = "HS_SUSS_DELAY_EXITS", "loss_stops" = "HS_SUSS_LOSS_STOPS",
+    "hooks_missed" = "HS_SUSS_HOOKS_MISSED",
 ];
 
 /// A congestion control of ours: its name (the struct_ops map and the kernel's name
