@@ -153,8 +153,9 @@ struct hs_config {
 	__u32 after_rate_retreat;   /* enum hs_after_rate_retreat */
 	__u32 probe_drain_pct;
 	__u32 after_jump_lossy;     /* enum hs_after_jump, for paths marked HS_PATH_LOSSY */
+	__u32 probe_loss_floor;     /* switch: a random first loss while probing keeps slow start's ssthresh */
 };
-_Static_assert(sizeof(struct hs_config) == 35 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 36 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

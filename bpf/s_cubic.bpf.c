@@ -67,6 +67,8 @@ struct s_cubic_flow {
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	struct hs_probe probe;      /* after_jump = probe: growing until a queue shows */
 	struct hs_hook_guard guard; /* hooks the kernel skipped (lib/hook_guard.h) */
+	__u8 congested;             /* a congestion signal came (probe_loss_floor: the first only) */
+	__u32 loss_floor;           /* probe_loss_floor's ssthresh, applied when the recovery is over */
 };
 
 struct {
@@ -114,20 +116,27 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 {
 	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
 	struct tcp_sock *tp = hs_tcp_sk(sk);
+	int first = !flow->congested, probing = flow->probe.active;
 	struct hs_config cfg;
 	__u32 retreat, pipe;
 
 	hs_guard_ssthresh(&flow->guard, tp->high_seq);
 	hs_note_congestion(sk, &flow->start, flow->min_rtt_us);
+	flow->congested = 1;
+	flow->loss_floor = 0;
 	flow->probe.active = 0;
 	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
 		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
 		return tp->snd_ssthresh;
 	}
-	if (!hs_resume_active(&flow->start.resume))
-		return ssthresh;
 	cfg = hs_get_config();
+	if (!hs_resume_active(&flow->start.resume)) {
+		/* probe_loss_floor (lib/resume.h, hs_random_loss_floor) */
+		if (cfg.probe_loss_floor && first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us))
+			flow->loss_floor = hs_random_loss_floor(tp->delivered, HS_CUBIC_BETA_PCT);
+		return ssthresh;
+	}
 	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
 		return ssthresh;
 	cubic_of(sk)->last_max_cwnd = pipe;
@@ -337,6 +346,13 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 			else if (flow->start.outcome == HS_RETREAT_RATE)
 				after_rate_retreat(sk, flow);
 			flow->start.resume.exit_ssthresh = 0;
+		}
+		/* probe_loss_floor, like the retreat's exit: after the recovery, so that
+		 * cwnd climbs to it by slow start, not in one burst at its end. */
+		if (flow->loss_floor) {
+			if (tp->snd_ssthresh < flow->loss_floor)
+				tp->snd_ssthresh = flow->loss_floor;
+			flow->loss_floor = 0;
 		}
 		if (flow->probe.active && tp->snd_cwnd < tp->snd_ssthresh) {
 			if (!hs_probe_may_grow(tp->snd_cwnd, tp->max_packets_out))

@@ -511,6 +511,21 @@ HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us, __u3
 	return cwnd < HS_INIT_CWND ? cwnd : HS_INIT_CWND;
 }
 
+/* knob probe_loss_floor: the ssthresh the kernel's slow start from IW would keep after
+ * a loss that came with `delivered_pkts` packets delivered (cwnd IW + delivered, no
+ * earlier loss), times beta. A random loss strikes after a number of packets, not
+ * RTTs; from a low jump the probe grows 0.25-0.5 per packet delivered where slow start
+ * grows 1, so the first loss found s_cubic's window far below cubic's under the same
+ * losses (20 % entry, 0.1 % loss: ssthresh 76 against cubic's 353; BENCHMARKS.md). */
+#define HS_CUBIC_BETA_PCT 70      /* the kernel Cubic's beta, 717/1024 */
+HS_INLINE __u32 hs_random_loss_floor(__u32 delivered_pkts, __u32 beta_pct)
+{
+	__u64 w = (__u64)HS_INIT_CWND + delivered_pkts;
+	__u64 f = w * (beta_pct <= 100 ? beta_pct : 100) / 100;
+
+	return f > HS_MAX_START_CWND ? HS_MAX_START_CWND : (__u32)f;
+}
+
 /* In a retreat, cwnd must not grow until the last unvalidated packet is acked. */
 HS_INLINE int hs_resume_holds_growth(const struct hs_resume *r)
 {

@@ -360,6 +360,12 @@ pub const KNOBS: &[Knob] = &[
         default: 2,
         doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start at once overflows a shallow buffer (0.5 BDP: 5x cubic's retransmissions), and probe_then_slow_start, after a low entry, a 1-BDP one (20 % entry, 0.1 % loss: 343 retransmissions vs cubic's 13)",
     },
+    Knob {
+        name: "probe_loss_floor",
+        kind: KnobKind::Switch,
+        default: OFF,
+        doc: "s_cubic: the flow's first loss while probing after a jump, with no queue in the RTT, leaves ssthresh no lower than the kernel's slow start from IW would after the same packets (beta x (IW + delivered)): from a low jump the probe grows less per packet than slow start, and random loss then left it in congestion avoidance far below cubic",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.

@@ -479,8 +479,18 @@ static void test_store_rules(void)
 	      "other bits kept");
 }
 
+static void test_random_loss_floor(void)
+{
+	/* The lab case: a loss ~250 packets in; slow start from IW would be at 260. */
+	CHECK(hs_random_loss_floor(250, HS_CUBIC_BETA_PCT) == 182, "beta x (IW + delivered): %u", hs_random_loss_floor(250, 70));
+	CHECK(hs_random_loss_floor(0, 70) == 7, "no packet delivered: beta x IW");
+	CHECK(hs_random_loss_floor(0xffffffffU, 70) == HS_MAX_START_CWND, "capped, no overflow");
+	CHECK(hs_random_loss_floor(100, 150) == 110, "beta above 100 %% is 100 %%");
+}
+
 int main(void)
 {
+	test_random_loss_floor();
 	test_store_rules();
 	test_rate_check();
 	test_probe();
