@@ -130,13 +130,13 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
 		return tp->snd_ssthresh;
 	}
-	cfg = hs_get_config();
 	if (!hs_resume_active(&flow->start.resume)) {
 		/* probe_loss_floor (lib/resume.h, hs_random_loss_floor) */
-		if (cfg.probe_loss_floor && first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us))
+		if (first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us) && hs_get_config().probe_loss_floor)
 			flow->loss_floor = hs_random_loss_floor(tp->delivered, HS_CUBIC_BETA_PCT);
 		return ssthresh;
 	}
+	cfg = hs_get_config();
 	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
 		return ssthresh;
 	cubic_of(sk)->last_max_cwnd = pipe;

@@ -168,9 +168,9 @@ void BPF_PROG(suss_acked, struct sock *sk, const struct ack_sample *sample)
 	struct suss_flow *f;
 	struct suss_out o;
 
-	repair_missed_hooks(sk, bpf_sk_storage_get(&suss_flows, sk, 0, 0));
-	cubictcp_acked(sk, sample);
 	f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
+	repair_missed_hooks(sk, f);
+	cubictcp_acked(sk, sample);
 	if (!f)
 		return;
 	struct suss_ack a = {
