@@ -94,8 +94,13 @@ struct hs_flow_outcome {
 	__u32 phase;                /* enum hs_phase when written */
 	__u32 released;             /* 1 once the flow is closed */
 	__u64 cached_bw_bytes_per_s; /* the entry's rate the start used (or, in shadow mode, would have) */
+	__u32 override_rwnd_limited_ms; /* receiver-window-limited time (tcpi_rwnd_limited) from the
+					 * start to the end of the window override; HS_OUTCOME_NONE: no override
+					 * (or not over yet), or the kernel's HZ unknown */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct hs_flow_outcome) == 32, "hs_flow_outcome is 32 bytes");
+_Static_assert(sizeof(struct hs_flow_outcome) == 40, "hs_flow_outcome is 40 bytes");
+#define HS_OUTCOME_NONE 0xffffffffU
 
 /* suss: its slow-start rounds. */
 enum hs_suss_counter {

@@ -159,7 +159,7 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 
 	if (!flow)
 		return;
-	hs_finish(HS_CC_S_BBR, &flow->start);
+	hs_finish(sk, HS_CC_S_BBR, &flow->start);
 	cfg = hs_get_config();
 	min_rtt = bbr_of(sk)->min_rtt_us;
 	if (min_rtt == ~0U)
@@ -233,7 +233,7 @@ void BPF_PROG(s_bbr_set_state, struct sock *sk, __u8 new_state)
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
 
 	if (flow)
-		hs_on_ca_state(HS_CC_S_BBR, &flow->start, new_state);
+		hs_on_ca_state(sk, HS_CC_S_BBR, &flow->start, new_state);
 	bbr_set_state(sk, new_state);
 }
 

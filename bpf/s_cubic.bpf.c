@@ -146,7 +146,7 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 static __always_inline void tell_state(struct sock *sk, struct s_cubic_flow *flow, __u8 new_state)
 {
 	hs_guard_told(&flow->guard, new_state);
-	hs_on_ca_state(HS_CC_S_CUBIC, &flow->start, new_state);
+	hs_on_ca_state(sk, HS_CC_S_CUBIC, &flow->start, new_state);
 	cubictcp_state(sk, new_state);
 }
 
@@ -283,7 +283,7 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 	if (!flow)
 		return;
-	hs_finish(HS_CC_S_CUBIC, &flow->start);
+	hs_finish(sk, HS_CC_S_CUBIC, &flow->start);
 	cfg = hs_get_config();
 	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, hs_estimator_finish(&flow->estimator, &cfg, 0), flow->min_rtt_us, 0);
 }

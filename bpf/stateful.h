@@ -8,6 +8,7 @@
 #ifndef HS_STATEFUL_H
 #define HS_STATEFUL_H
 
+#include <bpf/bpf_core_read.h>
 #include "lib/resume.h"
 #include "lib/shadow.h"
 #include "lib/store.h"
@@ -28,6 +29,8 @@ struct hs_start {
 	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
 	__u8 loss_no_queue;         /* a congestion signal came with no queue in the RTT */
 	__u8 path_lossy;            /* the entry the jump came from was marked HS_PATH_LOSSY */
+	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
+	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
@@ -39,7 +42,8 @@ static __always_inline void hs_log(enum hs_cc_id cc, const struct hs_start *st, 
 {
 	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
 				     .pipe_pkts = st->resume.pipe_pkts, .phase = st->resume.phase, .released = released,
-				     .cached_bw_bytes_per_s = st->cached_Bps };
+				     .cached_bw_bytes_per_s = st->cached_Bps,
+				     .override_rwnd_limited_ms = st->override_over ? st->override_rwnd_ms : HS_OUTCOME_NONE };
 
 	bpf_map_update_elem(&hs_outcomes, &st->key, &o, BPF_ANY);
 }
@@ -49,11 +53,31 @@ static __always_inline struct tcp_sock *hs_tcp_sk(const struct sock *sk)
 	return (struct tcp_sock *)sk;
 }
 
-static __always_inline void hs_unmark(struct hs_start *st)
+extern unsigned int CONFIG_HZ __kconfig __weak;
+
+/* The flow's receiver-window-limited time so far in ms, as tcp_info's
+ * tcpi_rwnd_limited counts it (the kernel's chrono, in jiffies); HS_OUTCOME_NONE if
+ * the kernel's HZ is unknown. */
+static __always_inline __u32 hs_rwnd_limited_ms(const struct tcp_sock *tp)
+{
+	__u32 jiffies = tp->chrono_stat[TCP_CHRONO_RWND_LIMITED - 1];
+
+	if (BPF_CORE_READ_BITFIELD(tp, chrono_type) == TCP_CHRONO_RWND_LIMITED)
+		jiffies += (__u32)bpf_jiffies64() - tp->chrono_start;
+	if (!CONFIG_HZ)
+		return HS_OUTCOME_NONE;
+	return (__u32)((__u64)jiffies * 1000 / CONFIG_HZ);
+}
+
+/* Ends the window override; how long the receiver's window held the flow back until
+ * then is kept for the outcome (the override's job is that it did not). */
+static __always_inline void hs_unmark(const struct sock *sk, struct hs_start *st)
 {
 	if (st->rwnd_marked) {
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_marked = 0;
+		st->override_rwnd_ms = hs_rwnd_limited_ms((const struct tcp_sock *)sk);
+		st->override_over = 1;
 	}
 }
 
@@ -103,12 +127,12 @@ static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
 
 /* The resume is over (validated, rate limited, or a retreat): counted as `why`, the
  * entry's lease given back, the window override ended. */
-static __always_inline void hs_resume_over(enum hs_cc_id cc, struct hs_start *st, __u32 why)
+static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 why)
 {
 	hs_count(cc, why);
 	st->outcome = why;
 	hs_release_lease(st);
-	hs_unmark(st);
+	hs_unmark(sk, st);
 	hs_log(cc, st, 0);
 }
 
@@ -246,10 +270,10 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 
 	hs_end_pacing(sk, st);
 	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
-		hs_unmark(st);
+		hs_unmark(sk, st);
 	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
 	if (event != HS_RESUME_NONE)
-		hs_resume_over(cc, st, event);
+		hs_resume_over(sk, cc, st, event);
 	return cwnd;
 }
 
@@ -260,7 +284,7 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 	__u32 event = hs_resume_on_ack(&st->resume, tp->snd_una, tp->delivered);
 
 	if (event != HS_RESUME_NONE)
-		hs_resume_over(cc, st, event);
+		hs_resume_over(sk, cc, st, event);
 }
 
 /* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry). */
@@ -290,7 +314,7 @@ static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, stru
 	if (!hs_resume_rate_check(&st->resume, tp->tcp_mstamp, tp->delivered, tp->mss_cache, tp->srtt_us >> 3, min_rtt_us,
 				  rtt_us, cfg->rate_retreat_pct, &cwnd))
 		return 0;
-	hs_resume_over(cc, st, HS_RETREAT_RATE);
+	hs_resume_over(sk, cc, st, HS_RETREAT_RATE);
 	st->retreat_counted = 1;
 	hs_discredit_entry(st, cfg);
 	tp->snd_cwnd = cwnd;
@@ -323,7 +347,7 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 		sk->sk_pacing_status = SK_PACING_NONE;
 		hs_end_pacing(sk, st);
 	}
-	hs_unmark(st);
+	hs_unmark(sk, st);
 	hs_release_lease(st);
 	hs_discredit_entry(st, cfg);
 	if (tp->snd_cwnd > cap)
@@ -344,12 +368,12 @@ static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start 
  * override, whatever the mode: from then on the receiver holds data out of order,
  * and anything sent beyond its real window would be discarded. A retreat just begun
  * is counted by its cause. */
-static __always_inline void hs_on_ca_state(enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
+static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
 {
 	__u32 why;
 
 	if (new_state >= TCP_CA_Disorder)
-		hs_unmark(st);
+		hs_unmark(sk, st);
 	if (st->resume.phase != HS_PHASE_RETREAT || st->retreat_counted)
 		return;
 	if (new_state == TCP_CA_Recovery)
@@ -367,9 +391,9 @@ static __always_inline void hs_on_ca_state(enum hs_cc_id cc, struct hs_start *st
 }
 
 /* release: the override and the lease go, and the start's outcome is logged. */
-static __always_inline void hs_finish(enum hs_cc_id cc, struct hs_start *st)
+static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
-	hs_unmark(st);
+	hs_unmark(sk, st);
 	hs_release_lease(st);
 	hs_log(cc, st, 1);
 }

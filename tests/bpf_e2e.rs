@@ -243,8 +243,11 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
     for r in rows.iter().filter(|r| r.cc == "s_cubic") {
         let omega = r.omega.unwrap();
         assert!(omega > 0.9, "warm s_cubic {} B: Ω {omega}", r.size);
-        // The window override kept the receiver's first window out of the way.
-        assert_eq!(r.rwnd_limited_ms, Some(0.0), "{r:?}");
+        // The window override kept the receiver's first window out of the way while it
+        // lasted (until validation). After it, the receiver's own window governs, and
+        // autotuning can hold a flow back for tens of ms, kernel cubic's too (44 and
+        // 56 ms in 2 of 12 cubic flows of this sweep): not this check's business.
+        assert_eq!(r.override_rwnd_limited_ms, Some(0.0), "{r:?}");
         // Careful Resume: the jump was validated (no congestion before the last of its packets was acked).
         assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
         // GCBE stored the bottleneck rate: 100 Mbit/s of packets is 96.5 of payload.
@@ -290,6 +293,9 @@ fn without_the_window_override_the_first_rtt_is_capped_by_the_receiver() {
     sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "512k", "--no-rwnd"]);
     let r = &measured(&out)[0];
     assert!(r.rwnd_limited_ms.unwrap() > 10.0, "a ~64 KB first window must limit a 512 KB start: {r:?}");
+    // The controller still asked for the override (no tc program acted on it), and the
+    // time measured under the request shows what it would have saved.
+    assert!(r.override_rwnd_limited_ms.unwrap() > 10.0, "{r:?}");
     assert!(r.omega.unwrap() < 0.9, "{r:?}");
 }
 

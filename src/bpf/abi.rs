@@ -77,6 +77,8 @@ c_record! {
         pub phase: u32,
         pub released: u32,
         pub cached_bw_bytes_per_s: u64,
+        pub override_rwnd_limited_ms: u32,
+        pub pad: u32,
     }
 }
 
@@ -370,6 +372,8 @@ pub const KNOBS: &[Knob] = &[
 
 /// HS_CONFIG_WRITTEN.
 pub const CONFIG_WRITTEN: u32 = 0x4853_4331;
+/// HS_OUTCOME_NONE: a hs_flow_outcome field with no value.
+pub const OUTCOME_NONE: u32 = u32::MAX;
 
 pub fn knob(name: &str) -> Result<(usize, &'static Knob)> {
     KNOBS.iter().enumerate().find(|(_, k)| k.name == name).with_context(|| {
@@ -531,7 +535,7 @@ mod tests {
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
@@ -599,6 +603,7 @@ mod tests {
         want("hs_config.size".into(), Knobs::RECORD_SIZE as u64);
         want("hs_config.written.offset".into(), 0);
         want("HS_CONFIG_WRITTEN".into(), CONFIG_WRITTEN as u64);
+        want("HS_OUTCOME_NONE".into(), OUTCOME_NONE as u64);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
         }

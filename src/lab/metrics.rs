@@ -48,6 +48,9 @@ pub struct FlowRow {
     pub srtt_ms: Option<f64>,
     /// Time the sender was held back by the receiver's window / its own send buffer.
     pub rwnd_limited_ms: Option<f64>,
+    /// Of that, the time until the stateful start's window override ended (s_cubic,
+    /// s_bbr; only flows that had one): the override's job is to keep it 0.
+    pub override_rwnd_limited_ms: Option<f64>,
     pub sndbuf_limited_ms: Option<f64>,
     pub mss: u32,
     /// The path table's bandwidth for this peer after the flow (headstart controllers).
@@ -141,6 +144,7 @@ impl FlowRow {
             min_rtt_ms: srv.map(|s| s.min_rtt_us as f64 / 1e3),
             srtt_ms: srv.map(|s| s.srtt_us as f64 / 1e3),
             rwnd_limited_ms: srv.map(|s| s.rwnd_limited_us as f64 / 1e3),
+            override_rwnd_limited_ms: o.resume.as_ref().map(|r| r.override_rwnd_limited_ms).filter(|&ms| ms != crate::bpf::abi::OUTCOME_NONE).map(f64::from),
             sndbuf_limited_ms: srv.map(|s| s.sndbuf_limited_us as f64 / 1e3),
             mss,
             table_bw_mbps: o.table_after.map(|t| t.0 as f64 * 8.0 / 1e6),
