@@ -186,6 +186,13 @@ HS_INLINE __u32 hs_max_u32(__u32 a, __u32 b)
 	return a > b ? a : b;
 }
 
+/* A beta in percent, at most 100: what the knobs allow, and what keeps the products
+ * below their inputs. */
+HS_INLINE __u32 hs_beta_pct(__u32 beta_pct)
+{
+	return beta_pct <= 100 ? beta_pct : 100;
+}
+
 /* Never below the kernel's own start (difference 4): a Safe Retreat comes within the
  * jump's first rounds of ACKs, when the kernel's slow start from IW, had it delivered
  * the same packets, would hold IW + delivered (at most 2 IW a round in) and keep beta
@@ -196,7 +203,7 @@ HS_INLINE __u32 hs_max_u32(__u32 a, __u32 b)
 HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
 {
 	__u32 w = delivered_pkts < HS_INIT_CWND ? HS_INIT_CWND + delivered_pkts : 2 * HS_INIT_CWND;
-	__u32 f = w * (beta_pct <= 100 ? beta_pct : 100) / 100;
+	__u32 f = w * hs_beta_pct(beta_pct) / 100;
 
 	return f > 2 ? f : 2;
 }
@@ -205,7 +212,7 @@ HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
  * never below the kernel's floor. At the retreat and again at its end. */
 HS_INLINE __u32 hs_retreat_ssthresh(__u32 pipe_pkts, __u32 beta_pct)
 {
-	__u32 beta = beta_pct <= 100 ? beta_pct : 100;
+	__u32 beta = hs_beta_pct(beta_pct);
 
 	return hs_max_u32((__u32)((__u64)pipe_pkts * beta / 100), hs_kernel_floor(pipe_pkts, beta));
 }
@@ -249,7 +256,7 @@ HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_n
 		r->last_unvalidated_seq = snd_nxt;
 	r->pipe_pkts = delivered - r->delivered_at_jump;
 	r->phase = HS_PHASE_RETREAT;
-	r->beta_pct = beta_pct <= 100 ? (__u8)beta_pct : 100;
+	r->beta_pct = (__u8)hs_beta_pct(beta_pct);
 	*ssthresh = hs_retreat_ssthresh(r->pipe_pkts, r->beta_pct);
 	*cwnd_cap = hs_max_u32(r->pipe_pkts / 2, hs_kernel_floor(r->pipe_pkts, r->beta_pct));
 	return 1;
@@ -521,7 +528,7 @@ HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us, __u3
 HS_INLINE __u32 hs_random_loss_floor(__u32 delivered_pkts, __u32 beta_pct)
 {
 	__u64 w = (__u64)HS_INIT_CWND + delivered_pkts;
-	__u64 f = w * (beta_pct <= 100 ? beta_pct : 100) / 100;
+	__u64 f = w * hs_beta_pct(beta_pct) / 100;
 
 	return f > HS_MAX_START_CWND ? HS_MAX_START_CWND : (__u32)f;
 }
