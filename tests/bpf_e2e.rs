@@ -707,6 +707,38 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch() {
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_shorter"), 2, "{st}");
 }
 
+/// After a jump to a path marked lossy, growth follows after_jump_lossy, not after_jump.
+/// Behind a lossy-marked entry at a fifth of the path's rate (a clean 100 Mbit/s, 50 ms
+/// path here, so nothing else decides), slow start from the jump finishes a 4 MB flow
+/// far sooner than holding the jump's window; the knobs are set crosswise, so reading
+/// after_jump instead would reverse the order.
+#[test]
+fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
+    let f = Fresh::new("lossyjump");
+    let table = f.path("lossy.json");
+    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":2500000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}"#;
+    std::fs::write(&table, format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{},"entries":[{entry}]}}"#, unix_now())).unwrap();
+    let table = table.to_str().unwrap();
+    let run = |name: &str, after_jump: &str, after_jump_lossy: &str| {
+        let knobs = ["config".to_string(), "store=off".into(), format!("after_jump={after_jump}"), format!("after_jump_lossy={after_jump_lossy}")];
+        let knobs: Vec<&str> = knobs.iter().map(String::as_str).collect();
+        // --warm keeps the table (a cold sweep forgets the peer); store=off keeps the
+        // entry as restored for every flow.
+        let out = rate_sweep(&f, name, &[&["load"], &knobs, &["table", "restore", table]], &["--cc", "s_cubic", "--sizes", "4m", "--reps", "2", "--warm", "--warm-size", "64k"]);
+        let st = status();
+        assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 4, "every flow jumped to the lossy entry, without the override: {st}");
+        let rows = measured(&out);
+        for r in &rows {
+            assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
+            assert!(r.jump_cwnd.is_some_and(|j| (70..=100).contains(&j)), "a fifth of the 430-packet BDP: {r:?}");
+        }
+        rows.iter().map(|r| r.fct_s.unwrap()).sum::<f64>() / rows.len() as f64
+    };
+    let slow_start = run("slow", "hold", "slow_start");
+    let hold = run("hold", "slow_start", "hold");
+    assert!(slow_start < 0.6 * hold, "after_jump_lossy decides: slow_start {slow_start:.3} s, hold {hold:.3} s");
+}
+
 #[test]
 fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
     let f = Fresh::new("poison");
