@@ -77,6 +77,7 @@ enum hs_counter {
 	HS_PROBE_QUEUE_EXITS,       /* s_cubic's probe after a jump ended by a queue in the RTT */
 	HS_PROBE_HANDOVERS,         /* ... ended by a round that showed room: slow start went on (probe_then_slow_start) */
 	HS_HOOKS_MISSED,            /* the kernel entered CWR/Recovery/Loss without running ssthresh and set_state: replayed (lib/hook_guard.h) */
+	HS_REJECT_SMALL,            /* Reconnaissance: the saved BDP is below min_jump_pkts */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -159,8 +160,9 @@ struct hs_config {
 	__u32 probe_drain_pct;
 	__u32 after_jump_lossy;     /* enum hs_after_jump, for paths marked HS_PATH_LOSSY */
 	__u32 probe_loss_floor;     /* switch: a random first loss while probing keeps slow start's ssthresh */
+	__u32 min_jump_pkts;        /* s_cubic: no jump from a saved BDP below this (RFC 9959: 4 x IW) */
 };
-_Static_assert(sizeof(struct hs_config) == 36 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 37 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -100,7 +100,7 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	cfg = hs_get_config();
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
 	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
-	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1);
+	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1, cfg.min_jump_pkts);
 }
 
 static __always_inline struct bictcp *cubic_of(struct sock *sk)

@@ -139,9 +139,10 @@ static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id 
 /* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump
  * (mode = on) or note what the jump would have been (shadow). With cap_pacing the
  * jump's rate is also made a ceiling, for controllers whose pacing rate the kernel
- * recomputes before the first ACK. Returns 1 on a jump. */
+ * recomputes before the first ACK. min_saved_pkts: no jump from a saved BDP below it
+ * (0: none). Returns 1 on a jump. */
 static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				     int cap_pacing)
+				     int cap_pacing, __u32 min_saved_pkts)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_recon_in in = {};
@@ -174,6 +175,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
 	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
 	in.rtt_match = cfg->rtt_match;
+	in.saved_bdp_pkts = hs_bdp_packets(hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct), in.saved_rtt_us, tp->mss_cache);
+	in.min_saved_pkts = min_saved_pkts;
 	r = hs_reconnaissance(&in);
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
 	/* One resumer per entry: take the lease unless a flow took it in between (a
@@ -196,6 +199,9 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		break;
 	case HS_RECON_RTT_LONGER:
 		st->outcome = HS_REJECT_RTT_LONGER;
+		break;
+	case HS_RECON_SMALL:
+		st->outcome = HS_REJECT_SMALL;
 		break;
 	default:
 		st->outcome = HS_REJECT_BUSY;
@@ -253,9 +259,9 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 }
 
 static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				    int cap_pacing)
+				    int cap_pacing, __u32 min_saved_pkts)
 {
-	int jumped = hs_decide(sk, cc, st, cfg, cap_pacing);
+	int jumped = hs_decide(sk, cc, st, cfg, cap_pacing, min_saved_pkts);
 
 	hs_log(cc, st, 0);
 	return jumped;

@@ -687,24 +687,33 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
 }
 
 #[test]
-fn careful_resume_does_not_jump_on_an_rtt_mismatch() {
+fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     let f = Fresh::new("crrtt");
     ok(&["load"]);
     // The warm-ups must not replace the entries under test.
     ok(&["config", "store=off"]);
-    // The reasons name this path's RTT against the saved one.
-    for (rtt, reason) in [("600ms", "reject_rtt_shorter"), ("20ms", "reject_rtt_longer")] {
-        ok(&["table", "set", "10.77.1.1", "--bw", "100mbit", "--rtt", rtt]);
+    // The reasons name this path's RTT against the saved one; an entry that matches the
+    // path but saves less than min_jump_pkts (40) is refused as too small to be worth a
+    // jump (5 Mbit/s x 50 ms: 21 packets).
+    for (bw, rtt, reason) in [("100mbit", "600ms", "reject_rtt_shorter"), ("100mbit", "20ms", "reject_rtt_longer"), ("5mbit", "50ms", "reject_small")] {
+        ok(&["table", "set", "10.77.1.1", "--bw", bw, "--rtt", rtt]);
         let out = f.path(reason);
         sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "1m"]);
         let r = &measured(&out)[0];
-        assert_eq!(r.resume.as_deref(), Some(reason), "an entry with a {rtt} RTT on a 50 ms path: {r:?}");
+        assert_eq!(r.resume.as_deref(), Some(reason), "an entry of {bw} with a {rtt} RTT on a 100 Mbit/s, 50 ms path: {r:?}");
         assert!(r.omega.unwrap() < 0.7, "no jump: a kernel slow start: {r:?}");
     }
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "jumps"), 0, "{st}");
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_longer"), 2, "{st}");
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_shorter"), 2, "{st}");
+    assert_eq!(counter(&st, "s_cubic", "reject_small"), 2, "{st}");
+    // min_jump_pkts=0: the small entry is jumped to.
+    ok(&["config", "min_jump_pkts=0"]);
+    let out = f.path("small-jumps");
+    sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "1m"]);
+    let r = &measured(&out)[0];
+    assert!(r.jump_cwnd.is_some_and(|j| (15..=25).contains(&j)), "a 21-packet jump: {r:?}");
 }
 
 /// After a jump to a path marked lossy, growth follows after_jump_lossy, not after_jump.

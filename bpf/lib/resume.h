@@ -41,6 +41,11 @@
  *  4. Safe Retreat's window and ssthresh never go below what the kernel's slow
  *     start from IW would keep after the same loss (hs_kernel_floor): the RFC's
  *     PipeSize / 2 of a loss among the jump's first packets is 2-6 packets.
+ *  5. The RFC saves nothing below 4 × IW; here every flow stores (the table's rules
+ *     weigh it) and Reconnaissance refuses a jump from a saved BDP below
+ *     min_saved_pkts (knob min_jump_pkts, s_cubic): a jump of 1-4 IW gains at most an
+ *     RTT or two, and on the LTE traces s_cubic's jumps below 40 packets lost 8-16 %
+ *     of cubic's throughput in every cell while larger ones gained (BENCHMARKS.md).
  * Units: packets, microseconds, nanoseconds (clock), bytes per second. */
 #ifndef HS_RESUME_H
 #define HS_RESUME_H
@@ -56,6 +61,7 @@ enum hs_recon {
 	HS_RECON_RTT_SHORTER,       /* cur RTT < saved / rtt_match: a different path */
 	HS_RECON_RTT_LONGER,        /* cur RTT > saved × rtt_match */
 	HS_RECON_BUSY,              /* another flow is resuming from this entry */
+	HS_RECON_SMALL,             /* the saved BDP is below min_saved_pkts: no jump worth its risk */
 };
 
 struct hs_recon_in {
@@ -64,6 +70,8 @@ struct hs_recon_in {
 	__u32 max_age_s;            /* 0: any age */
 	__u32 saved_rtt_us, cur_rtt_us;
 	__u32 rtt_match;            /* factor, >= 1 */
+	__u64 saved_bdp_pkts;       /* the entry's rate × saved_rtt_us, in packets */
+	__u32 min_saved_pkts;       /* 0: any size */
 };
 
 HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
@@ -78,6 +86,8 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 		return HS_RECON_RTT_SHORTER;
 	if (in->cur_rtt_us > (__u64)in->saved_rtt_us * f)
 		return HS_RECON_RTT_LONGER;
+	if (in->saved_bdp_pkts < in->min_saved_pkts)
+		return HS_RECON_SMALL;
 	if (in->busy_until_ns > in->now_ns)
 		return HS_RECON_BUSY;
 	return HS_RECON_JUMP;

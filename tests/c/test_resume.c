@@ -55,6 +55,19 @@ static void test_reconnaissance(void)
 	in.now_ns = in.busy_until_ns + 1;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "lease lapsed");
 	CHECK(hs_resume_lease_ns(50000) == 300000000ULL, "4 RTT + 100 ms");
+	/* The floor on the saved BDP (knob min_jump_pkts, 4 x IW by default). */
+	in = recon(50000, 50000);
+	in.min_saved_pkts = 40;
+	in.saved_bdp_pkts = hs_bdp_packets(1200000, 50000, MSS);  /* 9.6 Mbit/s x 50 ms: 41 packets */
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "41 packets saved: a jump (%llu)", (unsigned long long)in.saved_bdp_pkts);
+	in.saved_bdp_pkts = hs_bdp_packets(1100000, 50000, MSS);  /* 37 packets */
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SMALL, "37 packets saved: the kernel's start");
+	in.min_saved_pkts = 0;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "min_saved_pkts 0: any size");
+	/* An RTT mismatch is named as such whatever the size. */
+	in = recon(50000, 600000);
+	in.min_saved_pkts = 40;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
 }
 
 static void test_jump_size(void)
