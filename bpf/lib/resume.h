@@ -44,7 +44,7 @@
  *  5. The RFC saves nothing below 4 × IW; here every flow stores (the table's rules
  *     weigh it) and Reconnaissance refuses a jump from a saved BDP below
  *     min_saved_pkts (knob min_jump_pkts, s_cubic): a jump of 1-4 IW gains at most an
- *     RTT or two, and on the LTE traces s_cubic's jumps below 40 packets lost 8-16 %
+ *     RTT or two, and on the LTE traces s_cubic's jumps below 40 packets lost 8-17 %
  *     of cubic's throughput in every cell while larger ones gained (BENCHMARKS.md).
  * Units: packets, microseconds, nanoseconds (clock), bytes per second. */
 #ifndef HS_RESUME_H
