@@ -150,7 +150,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	struct hs_path *p;
 	struct hs_jump j;
 	enum hs_recon r;
-	__u64 lease;
+	__u64 lease, cached_Bps;
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
@@ -175,7 +175,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
 	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
 	in.rtt_match = cfg->rtt_match;
-	in.saved_bdp_pkts = hs_bdp_packets(hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct), in.saved_rtt_us, tp->mss_cache);
+	cached_Bps = hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct);
+	in.saved_bdp_pkts = hs_bdp_packets(cached_Bps, in.saved_rtt_us, tp->mss_cache);
 	in.min_saved_pkts = min_saved_pkts;
 	r = hs_reconnaissance(&in);
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
@@ -211,7 +212,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		hs_count(cc, st->outcome);
 		return 0;
 	}
-	st->cached_Bps = hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct);
+	st->cached_Bps = cached_Bps;
 	if (cfg->mode == HS_MODE_SHADOW) {
 		st->shadow = 1;
 		st->outcome = HS_SHADOW_WOULD_JUMP;

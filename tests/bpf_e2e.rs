@@ -165,7 +165,12 @@ fn saved_table(saved_unix_s: u64, entries: &[(&str, u64, f64)]) -> String {
         .iter()
         .map(|(peer, bw, age)| format!(r#"{{"peer":"{peer}","bw_bytes_per_s":{bw},"min_rtt_us":50000,"flows":1,"age_s":{age},"source":"s_cubic"}}"#))
         .collect();
-    format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{saved_unix_s},"entries":[{}]}}"#, e.join(","))
+    table_file(saved_unix_s, &e)
+}
+
+/// A `table save` file holding `entries` (each one entry's JSON).
+fn table_file(saved_unix_s: u64, entries: &[String]) -> String {
+    format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{saved_unix_s},"entries":[{}]}}"#, entries.join(","))
 }
 
 fn unix_now() -> u64 {
@@ -726,7 +731,7 @@ fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
     let f = Fresh::new("lossyjump");
     let table = f.path("lossy.json");
     let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":2500000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}"#;
-    std::fs::write(&table, format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{},"entries":[{entry}]}}"#, unix_now())).unwrap();
+    std::fs::write(&table, table_file(unix_now(), &[entry.to_string()])).unwrap();
     let table = table.to_str().unwrap();
     let run = |name: &str, after_jump: &str, after_jump_lossy: &str| {
         let knobs = ["config".to_string(), "store=off".into(), format!("after_jump={after_jump}"), format!("after_jump_lossy={after_jump_lossy}")];
