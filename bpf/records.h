@@ -161,8 +161,9 @@ struct hs_config {
 	__u32 after_jump_lossy;     /* enum hs_after_jump, for paths marked HS_PATH_LOSSY */
 	__u32 probe_loss_floor;     /* switch: a random first loss while probing keeps slow start's ssthresh */
 	__u32 min_jump_pkts;        /* s_cubic: no jump from a saved BDP below this (RFC 9959: 4 x IW) */
+	__u32 gcbe_aggregation;     /* switch: GCBE also reads ACK bursts on a grid (estimator.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 37 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 38 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -1,5 +1,6 @@
 //! Runs the host unit tests of the algorithm headers that the BPF programs include
-//! (bpf/lib/*.h): every tests/c/test_*.c, compiled here with the system C compiler.
+//! (bpf/lib/*.h): every tests/c/test_*.c, compiled here with the system C compiler and run
+//! from tests/c (recorded ACK trains in tests/c/data).
 
 use std::process::Command;
 
@@ -23,7 +24,7 @@ fn algorithm_headers_pass_their_c_tests() {
         let bin = out_dir.join(&name);
         let status = Command::new(&cc).args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-o"]).arg(&bin).arg(src).status().expect("run the C compiler");
         assert!(status.success(), "{name}: the algorithm headers do not compile for the host");
-        let out = Command::new(&bin).output().expect("run the C tests");
+        let out = Command::new(&bin).current_dir(dir).output().expect("run the C tests");  // data/ is read from there
         let text = String::from_utf8_lossy(&out.stdout);
         print!("{name}: {text}");
         if !out.status.success() || !text.contains(" passed, 0 failed") {

@@ -297,6 +297,28 @@ fn s_cubic_cold_flows_behave_like_kernel_cubic() {
 }
 
 #[test]
+fn s_cubic_reads_the_link_through_aggregated_acks() {
+    // ACKs released every 16 ms (Wi-Fi, LTE uplinks): a cold 1 MB flow's first rounds come
+    // back as one burst each. Read ACK by ACK, GCBE stored 73-75 Mbit/s of the 96.5 of
+    // payload; the burst view's busy aggregation intervals read the link (knob
+    // gcbe_aggregation, on by default; BENCHMARKS.md, Issue 12).
+    let f = Fresh::new("agg");
+    let stored = |out: &Path| {
+        let mut v: Vec<f64> = measured(out).iter().map(|r| r.table_bw_mbps.unwrap()).collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        assert_eq!(v.len(), 3, "{v:?}");
+        v
+    };
+    let lab = ["--cc", "s_cubic", "--sizes", "1m", "--reps", "3", "--ack-aggregation", "16ms"];
+    let on = stored(&rate_sweep(&f, "agg-on", &[&["load"]], &lab));
+    assert!((87.0..=106.0).contains(&on[1]), "16 ms ACK aggregation: stored {on:?} Mbit/s");
+    let off = stored(&rate_sweep(&f, "agg-off", &[&["load"], &["config", "gcbe_aggregation=off"]], &lab));
+    assert!(off[1] < 85.0, "the ACKs alone read low behind 16 ms bursts: {off:?} Mbit/s");
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "misses"), 3, "every flow started cold: {st}");
+}
+
+#[test]
 fn without_the_window_override_the_first_rtt_is_capped_by_the_receiver() {
     let f = Fresh::new("norwnd");
     ok(&["load"]);

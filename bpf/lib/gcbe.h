@@ -35,6 +35,22 @@
  *    during it, so it holds less than its interval's worth (a partial burst).
  *    With no aggregation, merging ACKs a few tens of microseconds apart changes
  *    nothing but the grain. Measured in the lab with 4-16 ms aggregation: BENCHMARKS.md.
+ *    A burst longer than merge_us stays one arrival while its ACKs come within
+ *    merge_us / 4 of each other, up to 4 x merge_us: a link that releases 16 ms of ACKs
+ *    at once writes them out over a millisecond, and cut in two, the tail reads as an
+ *    arrival of its own a fraction of a millisecond after the head.
+ *  - Busy interiors (merge_us; estimator.h runs such a view beside the default one).
+ *    Where ACKs come in bursts on a grid (every N >= 2 ms), an arrival is a whole
+ *    N ms of the link's deliveries, and if the link was busy all that time, its bytes
+ *    over its interval are the link's rate, whatever slow start's idle time was. It
+ *    was busy all that time when the arrivals on both sides of it are like it
+ *    (interval within 3/2, bytes within 2x): the first and last arrivals of a busy
+ *    stretch are partial, and unlike their neighbours. A cycle is aggregated when
+ *    none of its arrivals came closer than GCBE_AGG_GRID_MIN_US to the one before
+ *    (plain ACK clocks and 1 ms radio frames are not a grid: a trace's deliveries then
+ *    keep the estimator above) and its busy interior spans >= GCBE_ARRIVAL_MIN_US; its
+ *    interior rate (never above the send rate) is kept beside its estimate.
+ *    gcbe_aggregated_median gives their median. Measured: BENCHMARKS.md, Issue 12.
  *  - Never above the rate the same data was sent at (the bound the kernel's rate
  *    sample keeps: min(send rate, ACK rate)). Each ACK says when the newest data it
  *    acknowledges was sent (its time minus its RTT sample); a cycle's estimate is at
@@ -56,6 +72,9 @@
 #define GCBE_MIN_FINISH_ACKS 3    /* a partial cycle needs two intervals, one kept */
 #define GCBE_ARRIVAL_MIN_US 4000  /* merge_us: an arrival's own rate counts over >= 4 ms */
 #define GCBE_SATURATED_PCT 110    /* sent >= 10 % faster than acked: the bottleneck set the ACK rate */
+#define GCBE_AGG_GRID_MIN_US 2000 /* arrivals on a grid at least this coarse are aggregated */
+#define GCBE_AGG_MERGE_US 500     /* the burst view's merge_us (estimator.h): a 100 Mbit/s ACK clock's
+				   * gaps (240 us) merged change nothing, since only a grid counts */
 
 struct gcbe {
 	__u64 cycle_start_us;       /* h_{i,0} = t_i */
@@ -84,6 +103,12 @@ struct gcbe {
 	__u64 sent_max_gap_bytes;   /* the bytes sent in it (acked by the arrival ending it) */
 	__u64 burst_sent_us;        /* merge_us: the burst's latest send time (0: unknown) */
 	__u32 saturated;            /* bit i: samples[i] came from a cycle that saturated the bottleneck */
+	__u32 aggregated;           /* merge_us: bit i: samples[i]'s cycle was aggregated, with a busy interior */
+	__u64 interior_rate[GCBE_SAMPLES]; /* that cycle's interior rate, bytes/s */
+	__u64 prev_bytes;           /* merge_us: the arrival before last_bytes' (0: none known) */
+	__u64 interior_bytes;       /* merge_us: this cycle's arrivals inside a busy stretch, and their time */
+	__u64 interior_us;
+	__u32 short_arrivals;       /* merge_us: arrivals closer than GCBE_AGG_GRID_MIN_US to the one before */
 	__u32 pad;
 };
 
@@ -140,13 +165,34 @@ HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
 	return gcbe_cycle_estimate_saturated(g, 0);
 }
 
+/* The current cycle's busy interior rate if the cycle was aggregated, else 0. */
+HS_INLINE __u64 gcbe_cycle_interior_rate(const struct gcbe *g)
+{
+	__u64 rate, bound;
+
+	if (!g->merge_us || g->short_arrivals || g->interior_us < GCBE_ARRIVAL_MIN_US || g->interior_bytes >= (1ULL << 44))
+		return 0;
+	rate = g->interior_bytes * HS_USEC_PER_SEC / g->interior_us;
+	bound = gcbe_send_bound(g);
+	return rate < bound ? rate : bound;
+}
+
+/* a and b within num/den of each other (both ways); 0 is like nothing. */
+HS_INLINE int gcbe_alike(__u64 a, __u64 b, __u64 num, __u64 den)
+{
+	return a && b && a < (1ULL << 44) && b < (1ULL << 44) && a * den <= b * num && b * den <= a * num;
+}
+
 HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
 {
 	__u32 i = g->ring_next;
+	__u64 interior = gcbe_cycle_interior_rate(g);
 
 	if (i >= GCBE_SAMPLES)      /* bounds the index for the BPF verifier */
 		i = 0;
 	g->saturated = saturated ? g->saturated | (1U << i) : g->saturated & ~(1U << i);
+	g->aggregated = interior ? g->aggregated | (1U << i) : g->aggregated & ~(1U << i);
+	g->interior_rate[i] = interior;
 	g->samples[i] = estimate;
 	g->ring_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
 	g->nsamples++;
@@ -173,6 +219,10 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 	g->pre_gap_us = 0;
 	g->pre_gap_bytes = 0;
 	g->best_arrival = 0;
+	g->prev_bytes = 0;
+	g->interior_bytes = 0;
+	g->interior_us = 0;
+	g->short_arrivals = 0;
 	g->acks = 1;
 }
 
@@ -208,6 +258,18 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 		g->pre_gap_us = g->last_gap_us;     /* 0 when the previous is the first arrival */
 		g->pre_gap_bytes = g->last_bytes;
 	}
+	if (g->merge_us) {
+		/* The previous arrival, now that both its neighbours are known. */
+		if (g->prev_bytes && gcbe_alike(g->last_gap_us, gap, 3, 2) && gcbe_alike(g->prev_bytes, g->last_bytes, 2, 1) &&
+		    gcbe_alike(g->last_bytes, acked, 2, 1) && g->last_gap_us >= GCBE_AGG_GRID_MIN_US &&
+		    2 * g->last_gap_us <= cycle_us) {
+			g->interior_bytes += g->last_bytes;
+			g->interior_us += g->last_gap_us;
+		}
+		if (gap < GCBE_AGG_GRID_MIN_US)
+			g->short_arrivals++;
+		g->prev_bytes = g->last_gap_us ? g->last_bytes : 0;
+	}
 	g->last_gap_us = gap;
 	g->last_bytes = acked;
 	if (g->merge_us && gap >= GCBE_ARRIVAL_MIN_US && acked < (1ULL << 44) &&
@@ -235,7 +297,9 @@ HS_INLINE __u64 gcbe_on_ack_sent(struct gcbe *g, __u64 now_us, __u64 acked, __u6
 
 	if (!g->merge_us)
 		return gcbe_on_arrival(g, now_us, acked, sent_us, cycle_us);
-	if (g->burst_open && now_us >= g->burst_first_us && now_us - g->burst_first_us <= g->merge_us) {
+	if (g->burst_open && now_us >= g->burst_last_us &&
+	    (now_us - g->burst_first_us <= g->merge_us ||
+	     (now_us - g->burst_last_us <= g->merge_us / 4 && now_us - g->burst_first_us <= 4ULL * g->merge_us))) {
 		g->burst_bytes += acked;
 		g->burst_last_us = now_us;
 		if (sent_us > g->burst_sent_us)
@@ -294,7 +358,7 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
  * controllers store it by default instead of eq. 8's maximum: measured in the lab,
  * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
  * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md). */
-HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, int saturated_only)
+HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 mask)
 {
 	__u64 v[GCBE_SAMPLES];
 	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
@@ -304,8 +368,8 @@ HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, int saturated_only)
 		return 0;
 	for (__u32 i = 0; i < GCBE_SAMPLES; i++) {
 		v[i] = ~0ULL;  /* unused slots sort last */
-		if (i < n && (!saturated_only || (g->saturated & (1U << i)))) {
-			v[i] = g->samples[i];
+		if (i < n && (mask & (1U << i))) {
+			v[i] = values[i];
 			m++;
 		}
 	}
@@ -327,7 +391,7 @@ HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, int saturated_only)
 
 HS_INLINE __u64 gcbe_median(const struct gcbe *g)
 {
-	return gcbe_median_of(g, 0);
+	return gcbe_median_of(g, g->samples, ~0U);
 }
 
 /* The median of the last L estimates that saturated the bottleneck (0 if none). For a
@@ -336,7 +400,36 @@ HS_INLINE __u64 gcbe_median(const struct gcbe *g)
  * BBR's own estimate, which already keeps the best delivery rate of those). */
 HS_INLINE __u64 gcbe_saturated_median(const struct gcbe *g)
 {
-	return gcbe_median_of(g, 1);
+	return gcbe_median_of(g, g->samples, g->saturated);
+}
+
+/* The median interior rate of the last L cycles that were aggregated (merge_us), of a
+ * paced sender only those that also saturated the bottleneck; 0 if none. Where ACKs
+ * come in bursts of >= 8 ms, slow start's first rounds come back as one burst each and
+ * the estimate above reads 15-25 % low (BENCHMARKS.md, Issue 12). */
+HS_INLINE __u64 gcbe_aggregated_median(const struct gcbe *g, int paced)
+{
+	return gcbe_median_of(g, g->interior_rate, paced ? g->aggregated & g->saturated : g->aggregated);
+}
+
+/* What a flow leaves at its end, from its ACKs read one by one (g) and as bursts
+ * (bursts, merge_us 0: not run): g's median (median) or maximum (the paper) of the
+ * last cycles, a paced sender's of the saturated ones only; where the bursts came on
+ * a grid, the higher of that and their busy interiors' rate. */
+HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int median, int paced)
+{
+	__u64 est, agg = 0;
+
+	gcbe_finish(g);
+	if (!median)
+		est = gcbe_best(g);
+	else
+		est = paced ? gcbe_saturated_median(g) : gcbe_median(g);
+	if (bursts->merge_us) {
+		gcbe_finish(bursts);
+		agg = gcbe_aggregated_median(bursts, paced);
+	}
+	return agg > est ? agg : est;
 }
 
 #endif

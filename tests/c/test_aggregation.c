@@ -1,0 +1,204 @@
+/* Host tests of GCBE under ACK aggregation (bpf/lib/gcbe.h, busy interiors): ACK trains
+ * recorded in the lab (tests/c/data, bench/ack_trains.sh) replayed through the two views
+ * a flow runs, and crafted grids at the rules' edges. Run from tests/c. */
+#include <stdio.h>
+#include <string.h>
+#include "../../bpf/lib/gcbe.h"
+#include "check.h"
+
+/* 100 Mbit/s of 1500-byte packets carrying 1448 bytes: 12.07 MB/s of payload. */
+#define LINK_PAYLOAD_BPS (12500000ULL * 1448 / 1500)
+#define MIN_SPAN_US 1000  /* the knob gcbe_min_span_us's default */
+
+static int within(__u64 got, __u64 want, __u64 pct)
+{
+	__u64 d = got > want ? got - want : want - got;
+	return d * 100 <= want * pct;
+}
+
+static double mbit(__u64 bps)
+{
+	return bps * 8 / 1e6;
+}
+
+struct views {
+	struct gcbe acks, bursts;
+};
+
+static void views_init(struct views *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->acks.min_span_us = MIN_SPAN_US;
+	v->bursts.min_span_us = MIN_SPAN_US;
+	v->bursts.merge_us = GCBE_AGG_MERGE_US;
+}
+
+static void views_ack(struct views *v, __u64 t, __u64 acked, __u64 sent, __u64 srtt)
+{
+	gcbe_on_ack_sent(&v->acks, t, acked, sent, srtt);
+	gcbe_on_ack_sent(&v->bursts, t, acked, sent, srtt);
+}
+
+/* Replays a recorded train: the estimate of the ACKs alone (*alone) and what the flow
+ * stores (the return value); *aggregated: the bursts' own median (0: no grid seen). */
+static __u64 replay(const char *name, __u64 *alone, __u64 *aggregated)
+{
+	char path[256], line[256];
+	struct views v, only;
+	unsigned long long t, acked, sent, srtt;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "data/%s.acks", name);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "open %s (run from tests/c)", path);
+	if (!f)
+		return 0;
+	views_init(&v);
+	views_init(&only);
+	only.bursts.merge_us = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (sscanf(line, "%llu %llu %llu %llu", &t, &acked, &sent, &srtt) != 4)
+			continue;
+		views_ack(&v, t, acked, sent, srtt);
+		views_ack(&only, t, acked, sent, srtt);
+	}
+	fclose(f);
+	*alone = gcbe_flow_estimate(&only.acks, &only.bursts, 1, 0);
+	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	*aggregated = gcbe_aggregated_median(&v.bursts, 0);
+	return stored;
+}
+
+static void test_recorded_trains(void)
+{
+	static const char *const grids[] = {"s_cubic-up16ms", "s_cubic-up8ms", "s_cubic-down4ms"};
+	static const char *const plain[] = {"s_cubic-none", "s_cubic-up1ms"};
+	static const char *const traces[] = {"s_cubic-tmobile-a", "s_cubic-tmobile-b"};
+	__u64 alone, agg, stored;
+
+	/* 8-16 ms of ACK aggregation, 4 ms of data aggregation: slow start's first rounds
+	 * come back as one burst each, and the ACKs alone read 19-34 % low; the busy
+	 * interiors put the flow within 2 % of the link. */
+	for (unsigned i = 0; i < sizeof(grids) / sizeof(grids[0]); i++) {
+		stored = replay(grids[i], &alone, &agg);
+		CHECK(!within(alone, LINK_PAYLOAD_BPS, 18), "%s: the ACKs alone read %.1f Mbit/s (expected > 18 %% low)", grids[i],
+		      mbit(alone));
+		CHECK(within(stored, LINK_PAYLOAD_BPS, 3), "%s: stored %.1f Mbit/s, the link's payload rate %.1f", grids[i],
+		      mbit(stored), mbit(LINK_PAYLOAD_BPS));
+	}
+	/* No grid (or one of 1 ms): no aggregated cycle; the flow stores what it did. */
+	for (unsigned i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		stored = replay(plain[i], &alone, &agg);
+		CHECK(agg == 0 && stored == alone, "%s: aggregated %.1f, stored %.1f vs %.1f", plain[i], mbit(agg), mbit(stored),
+		      mbit(alone));
+		CHECK(within(stored, LINK_PAYLOAD_BPS, 3), "%s: %.1f Mbit/s", plain[i], mbit(stored));
+	}
+	/* An LTE trace delivers in 1 ms frames whose size swings: what a flow stores there
+	 * does not change (the burst view's interiors, where it sees any, read no higher). */
+	for (unsigned i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
+		stored = replay(traces[i], &alone, &agg);
+		CHECK(stored == alone, "%s: stored %.1f vs the ACKs alone %.1f (aggregated %.1f)", traces[i], mbit(stored),
+		      mbit(alone), mbit(agg));
+	}
+}
+
+/* A link of `rate` bytes/s busy over [from, to) whose deliveries are released on a grid
+ * of `grid` us, ACKs 5 us apart within a release, each for at most 2896 bytes; data
+ * sent `send_ratio_pct` % as fast as it was delivered, one RTT (50 ms) before. */
+static void grid_stretch(struct views *v, __u64 from, __u64 to, __u64 grid, __u64 rate, __u64 send_ratio_pct)
+{
+	for (__u64 tick = (from / grid + 1) * grid; tick < to + grid; tick += grid) {
+		__u64 lo = tick - grid > from ? tick - grid : from, hi = tick < to ? tick : to;
+		__u64 bytes = hi > lo ? (hi - lo) * rate / 1000000 : 0;
+		__u64 done = (lo - from) * rate / 1000000;
+		for (__u64 j = 0; bytes; j++) {
+			__u64 a = bytes < 2896 ? bytes : 2896;
+			done += a;
+			bytes -= a;
+			__u64 sent = from - 50000 + done * 1000000 / rate * 100 / send_ratio_pct;
+			views_ack(v, tick + 5 * j, a, sent, 50000);
+		}
+	}
+}
+
+static void test_grid_edges(void)
+{
+	struct views v;
+	__u64 rate = LINK_PAYLOAD_BPS;
+
+	/* Rounds 50 ms apart, each a busy stretch of 30 ms on an 8 ms grid that starts
+	 * mid-window: the first and last releases of each stretch are partial and unlike
+	 * their neighbours; the full ones in between give the rate. Sent at 2x (slow start). */
+	views_init(&v);
+	for (int r = 0; r < 6; r++)
+		grid_stretch(&v, 1000000 + r * 50000ULL + 3000, 1000000 + r * 50000ULL + 33000, 8000, rate, 200);
+	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(within(gcbe_aggregated_median(&v.bursts, 0), rate, 1), "8 ms grid: interiors %.1f vs %.1f",
+	      mbit(gcbe_aggregated_median(&v.bursts, 0)), mbit(rate));
+	CHECK(within(stored, rate, 1), "8 ms grid: stored %.1f", mbit(stored));
+
+	/* Stretches of 12 ms on a 16 ms grid: at most two partial releases a round, no
+	 * interior: nothing aggregated to go by. */
+	views_init(&v);
+	for (int r = 0; r < 6; r++)
+		grid_stretch(&v, 1000000 + r * 64000ULL + 5000, 1000000 + r * 64000ULL + 17000, 16000, rate, 200);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "partial releases only: %.1f",
+	      mbit(gcbe_aggregated_median(&v.bursts, 0)));
+
+	/* One release per round on a 16 ms grid, 64 ms apart, growing 2x: alike intervals,
+	 * but each the whole round (more than half the cycle): not a busy stretch. */
+	views_init(&v);
+	for (int r = 0; r < 6; r++)
+		grid_stretch(&v, 1000000 + r * 64000ULL + 1000, 1000000 + r * 64000ULL + 1000 + (200ULL << r), 16000, rate, 200);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "one release a round: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 0)));
+
+	/* A busy link on a 1 ms grid (radio frames): not aggregated. */
+	views_init(&v);
+	grid_stretch(&v, 1000000, 1300000, 1000, rate, 200);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "1 ms grid: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 0)));
+	CHECK(within(gcbe_median(&v.acks), rate, 2), "1 ms grid, the ACKs alone: %.1f", mbit(gcbe_median(&v.acks)));
+}
+
+static void test_grid_bounds(void)
+{
+	struct views v;
+	__u64 rate = LINK_PAYLOAD_BPS, stored;
+
+	/* ACKs on an 8 ms grid claiming twice what was sent (a receiver acknowledging data
+	 * early, or compressing): the interiors are bounded by the send rate. */
+	views_init(&v);
+	grid_stretch(&v, 1000000, 1300000, 8000, 2 * rate, 50);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(gcbe_aggregated_median(&v.bursts, 0) <= rate * 101 / 100, "claimed 2x, sent 1x: interiors %.1f",
+	      mbit(gcbe_aggregated_median(&v.bursts, 0)));
+	CHECK(stored <= rate * 101 / 100, "claimed 2x, sent 1x: stored %.1f", mbit(stored));
+
+	/* A paced sender below the bottleneck (sent as fast as delivered): its releases are
+	 * alike but only say how fast it chose to send. Paced, it keeps no interior. */
+	views_init(&v);
+	grid_stretch(&v, 1000000, 1300000, 8000, rate / 3, 100);
+	gcbe_finish(&v.bursts);
+	CHECK(gcbe_aggregated_median(&v.bursts, 0) > 0, "unpaced reading of a steady stream");
+	CHECK(gcbe_aggregated_median(&v.bursts, 1) == 0, "paced below the link: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 1)));
+
+	/* gcbe_aggregation off (bursts.merge_us 0): the ACKs alone, whatever the grid. */
+	views_init(&v);
+	v.bursts.merge_us = 0;
+	for (int r = 0; r < 6; r++)
+		grid_stretch(&v, 1000000 + r * 50000ULL + 3000, 1000000 + r * 50000ULL + 33000, 8000, rate, 200);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	CHECK(stored == gcbe_median(&v.acks) && gcbe_aggregated_median(&v.bursts, 0) == 0, "off: %.1f", mbit(stored));
+}
+
+int main(void)
+{
+	test_recorded_trains();
+	test_grid_edges();
+	test_grid_bounds();
+	return check_report();
+}
