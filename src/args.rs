@@ -278,6 +278,8 @@ pub struct SweepArgs {
     /// Sample cwnd and pacing rate at this interval (e.g. 1ms) for cwnd plots.
     #[arg(long)]
     pub sample: Option<String>,
+    /// Random loss seed: the same seed loses the same packets (default: a fresh one per
+    /// run, written to run.json as loss_seed).
     #[arg(long)]
     pub seed: Option<u64>,
     /// Fetch over HTTP from a real nginx with a real curl instead of the lab's own

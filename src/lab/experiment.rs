@@ -358,12 +358,27 @@ pub struct Experiment {
     pub link: Link,
     pub workload: Workload,
     pub sample_ns: Option<u64>,
+    /// The random loss seed: the experiment's, or a fresh one per run (run.json).
     pub seed: u64,
     pub http: bool,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
     pub knobs: Vec<String>,
+}
+
+/// A loss seed of its own for a run that names none: losses are paired between the copies
+/// of one run's link (the same keys), and repeated runs still draw fresh losses.
+fn fresh_seed() -> u64 {
+    use std::io::Read;
+    let mut b = [0u8; 8];
+    match std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b)) {
+        Ok(()) => u64::from_le_bytes(b),
+        Err(_) => {
+            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
+            crate::lab::emulator::model::mix64(t ^ u64::from(std::process::id()))
+        }
+    }
 }
 
 fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
@@ -475,7 +490,7 @@ impl ExperimentText {
             link,
             workload,
             sample_ns,
-            seed: self.seed.unwrap_or(1),
+            seed: self.seed.unwrap_or_else(fresh_seed),
             http: self.http,
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,

@@ -30,6 +30,8 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
     let meta = serde_json::json!({
         "experiment": exp.text,
         "link": exp.link,
+        // The random loss seed in force: `seed` in the file (or --seed) repeats this run's losses.
+        "loss_seed": exp.seed,
         "emulator_accuracy": res.accuracy,
         "server_tcpext": res.server_tcpext,
         "client_tcpext": res.client_tcpext,

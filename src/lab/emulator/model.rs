@@ -3,7 +3,11 @@
 //! TUN event loop as on a simulated clock in unit tests.
 //!
 //! A packet entering the direction goes through, in order (as on a real bottleneck):
-//!   1. i.i.d. random loss (probability `loss`),
+//!   1. i.i.d. random loss (probability `loss`); a packet that the I/O layer names (a
+//!      loss key: which flow, which bytes, which transmission of them) is lost by a hash
+//!      of the key and the seed, so that copies of the link running side by side lose
+//!      the same transmissions of the same flows and their flows can be compared pair by
+//!      pair (`offer_keyed`); others draw from the direction's random stream,
 //!   2. a drop-tail buffer of `buffer_bytes` (bytes waiting for or in transmission),
 //!   3. the link: a constant rate, or the delivery opportunities of a mahimahi trace,
 //!   4. a fixed one-way propagation delay,
@@ -203,8 +207,19 @@ impl<P: Copy> Direction<P> {
 
     /// Offers a packet of `len` bytes arriving at `now_ns`.
     pub fn offer(&mut self, now_ns: u64, len: u32, payload: P) -> Verdict {
+        self.offer_keyed(now_ns, len, payload, None)
+    }
+
+    /// Offers a packet whose random loss, if it has a key, is decided by the key and the
+    /// seed alone: the same key is lost (or not) on every copy of the link.
+    pub fn offer_keyed(&mut self, now_ns: u64, len: u32, payload: P, loss_key: Option<u64>) -> Verdict {
         self.counters.offered += 1;
-        if self.config.loss > 0.0 && self.rng.next_f64() < self.config.loss {
+        let lost = self.config.loss > 0.0
+            && match loss_key {
+                Some(key) => unit_interval(mix64(self.config.seed ^ mix64(key))) < self.config.loss,
+                None => self.rng.next_f64() < self.config.loss,
+            };
+        if lost {
             self.counters.dropped_loss += 1;
             return Verdict::DroppedLoss;
         }
@@ -301,6 +316,19 @@ impl<P: Copy> Direction<P> {
     }
 }
 
+/// SplitMix64's output function: a 64-bit mix in which every input bit moves every output bit.
+pub fn mix64(x: u64) -> u64 {
+    let mut z = x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The top 53 bits of x as a number in [0, 1).
+fn unit_interval(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// A small, seedable PRNG (SplitMix64) so that loss patterns repeat run to run.
 #[derive(Clone, Debug)]
 pub struct SplitMix64(u64);
@@ -311,14 +339,11 @@ impl SplitMix64 {
     }
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mix64(self.0)
     }
     /// Uniform in [0, 1).
     pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        unit_interval(self.next_u64())
     }
 }
 
@@ -455,6 +480,42 @@ mod tests {
         assert!((1800..2200).contains(&lost), "lost {lost} of 200000 at 1 %");
         assert_eq!(p1, p2, "same seed, same losses");
         assert_ne!(p1, p3, "another seed, other losses");
+    }
+
+    #[test]
+    fn keyed_loss_is_the_same_on_every_copy_whatever_else_it_carries() {
+        let copy = || {
+            Direction::<u32>::new(DirectionConfig {
+                rate: LinkRate::Constant { bits_per_sec: 1_000_000_000_000 },
+                delay_ns: 0,
+                buffer_bytes: u64::MAX / 2,
+                loss: 0.01,
+                seed: 7,
+                aggregation_ns: 0,
+            })
+        };
+        let (mut a, mut b) = (copy(), copy());
+        let (mut lost_a, mut lost_b) = (vec![], vec![]);
+        for key in 0..200_000u64 {
+            // Copy b also carries unkeyed packets (other traffic, in another order):
+            // they draw from its stream and leave the keyed decisions alone.
+            if key % 3 == 0 {
+                let _ = b.offer(key * 1000, 100, 0);
+            }
+            lost_a.push(a.offer_keyed(key * 1000, 100, 0, Some(key)) == Verdict::DroppedLoss);
+            lost_b.push(b.offer_keyed(key * 1000 + 17, 100, 0, Some(key)) == Verdict::DroppedLoss);
+        }
+        assert_eq!(lost_a, lost_b, "the same keys are lost on both copies");
+        let n = lost_a.iter().filter(|l| **l).count();
+        assert!((1800..2200).contains(&n), "lost {n} of 200000 at 1 %");
+        // Neighbouring keys are independent: losses in a row come as often as i.i.d. ones.
+        let pairs = lost_a.windows(2).filter(|w| w[0] && w[1]).count();
+        assert!(pairs < 60, "{pairs} losses in a row (i.i.d.: about 20)");
+        // Another seed, other losses.
+        let mut c = copy();
+        c.config.seed = 8;
+        let lost_c: Vec<bool> = (0..200_000u64).map(|k| c.offer_keyed(k * 1000, 100, 0, Some(k)) == Verdict::DroppedLoss).collect();
+        assert_ne!(lost_a, lost_c);
     }
 
     #[test]

@@ -193,7 +193,51 @@ struct Loop {
     free: Vec<u32>,
     report: EmulatorReport,
     flows: HashMap<FlowKey, FlowStats>,
+    /// Per flow, what names its downlink packets for the loss decision (`loss_key`).
+    loss_keys: HashMap<FlowKey, LossKeys>,
+    /// Per copy of the link: flows seen so far (their SYNs), the next flow's ordinal.
+    flows_per_link: Vec<u64>,
     start_ns: u64,
+}
+
+/// What makes a downlink packet's loss the same on every copy of the link: the flow's
+/// ordinal on its copy (copies run the same schedule), the packet's sequence number
+/// relative to the server's initial one, and which transmission of it this is.
+#[derive(Default)]
+struct LossKeys {
+    ordinal: u64,
+    server_isn: Option<u32>,
+    /// The highest relative sequence number sent (end of data): below it, a retransmission.
+    sent_end: u32,
+    retransmissions: HashMap<u32, u32>,
+}
+
+impl LossKeys {
+    /// The key of a downlink packet of this flow, or None (a pure ACK: left to the
+    /// direction's random stream).
+    fn key(&mut self, tcp: &TcpHeader) -> Option<u64> {
+        if tcp.syn && self.server_isn.is_none() {
+            self.server_isn = Some(tcp.seq);
+        }
+        let isn = self.server_isn?;
+        let len = tcp.payload_len + u32::from(tcp.syn) + u32::from(tcp.fin);
+        if len == 0 {
+            return None;
+        }
+        let rel = tcp.seq.wrapping_sub(isn);
+        let end = rel.wrapping_add(len);
+        // (Past 4 GB the relative sequence wraps and new data counts as a retransmission:
+        // other keys than a first transmission's, still alike on every copy.)
+        let transmission = if end <= self.sent_end {
+            let n = self.retransmissions.entry(rel).or_insert(0);
+            *n += 1;
+            *n
+        } else {
+            self.sent_end = end;
+            0
+        };
+        Some(super::model::mix64(self.ordinal) ^ (u64::from(rel) << 20) ^ u64::from(transmission))
+    }
 }
 
 impl Loop {
@@ -235,6 +279,8 @@ impl Loop {
             free: (0..slots as u32).rev().collect(),
             report,
             flows: HashMap::new(),
+            loss_keys: HashMap::new(),
+            flows_per_link: vec![0; links],
         })
     }
 
@@ -342,8 +388,19 @@ impl Loop {
         let flow = hdr.ports.map(|(sport, dport)| {
             if downlink { (FlowKey { addr: hdr.dst, port: dport }, hdr.syn) } else { (FlowKey { addr: hdr.src, port: sport }, hdr.syn) }
         });
+        let mut loss_key = None;
+        if let (Some((key, _)), Some(tcp)) = (flow, &hdr.tcp) {
+            if !downlink && tcp.syn && !self.loss_keys.contains_key(&key) {
+                let ordinal = self.flows_per_link[link];
+                self.flows_per_link[link] += 1;
+                self.loss_keys.insert(key, LossKeys { ordinal, ..Default::default() });
+            }
+            if downlink {
+                loss_key = self.loss_keys.get_mut(&key).and_then(|k| k.key(tcp));
+            }
+        }
         let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
-        let verdict = dir.offer(now, len as u32, Slot { index: slot, out_fd, flow });
+        let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow }, loss_key);
         if let Some((key, syn)) = flow {
             let st = self.flows.entry(key).or_default();
             if syn && !downlink && st.first_ns.is_none() {
@@ -457,6 +514,14 @@ struct IpHeader {
     dst: [u8; 16],
     ports: Option<(u16, u16)>,
     syn: bool,
+    tcp: Option<TcpHeader>,
+}
+
+struct TcpHeader {
+    seq: u32,
+    payload_len: u32,
+    syn: bool,
+    fin: bool,
 }
 
 /// The addresses (IPv4 mapped into IPv6) and, for TCP, the ports and SYN flag.
@@ -486,5 +551,71 @@ fn parse_ip(p: &[u8]) -> Option<IpHeader> {
         None
     };
     let syn = ports.is_some() && p[l4 + 13] & 0x02 != 0;
-    Some(IpHeader { src, dst, ports, syn })
+    // The sequence number and payload length, when the whole TCP header is there.
+    let tcp = ports.and_then(|_| {
+        let doff = (p[l4 + 12] >> 4) as usize * 4;
+        (doff >= 20 && p.len() >= l4 + doff).then(|| TcpHeader {
+            seq: u32::from_be_bytes([p[l4 + 4], p[l4 + 5], p[l4 + 6], p[l4 + 7]]),
+            payload_len: (p.len() - l4 - doff) as u32,
+            syn,
+            fin: p[l4 + 13] & 0x01 != 0,
+        })
+    });
+    Some(IpHeader { src, dst, ports, syn, tcp })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An IPv4 TCP packet from the server: 20-byte IP header, 32-byte TCP header.
+    fn packet(seq: u32, flags: u8, payload: usize) -> Vec<u8> {
+        let mut p = vec![0u8; 52 + payload];
+        p[0] = 0x45;
+        p[9] = libc::IPPROTO_TCP as u8;
+        p[12..16].copy_from_slice(&[10, 77, 0, 1]);
+        p[16..20].copy_from_slice(&[10, 77, 1, 1]);
+        p[20..22].copy_from_slice(&5001u16.to_be_bytes());
+        p[22..24].copy_from_slice(&40000u16.to_be_bytes());
+        p[24..28].copy_from_slice(&seq.to_be_bytes());
+        p[32] = 8 << 4;
+        p[33] = flags;
+        p
+    }
+
+    fn key(k: &mut LossKeys, seq: u32, flags: u8, payload: usize) -> Option<u64> {
+        k.key(&parse_ip(&packet(seq, flags, payload)).unwrap().tcp.unwrap())
+    }
+
+    #[test]
+    fn loss_keys_name_a_flows_bytes_and_their_transmission_not_its_isn() {
+        const SYN_ACK: u8 = 0x12;
+        const ACK: u8 = 0x10;
+        // Two copies of one flow: other initial sequence numbers, the same keys.
+        let (mut a, mut b) = (LossKeys::default(), LossKeys::default());
+        let keys = |k: &mut LossKeys, isn: u32| {
+            vec![
+                key(k, isn, SYN_ACK, 0),
+                key(k, isn, SYN_ACK, 0), // the SYN-ACK again: its own key, or a lost one stays lost
+                key(k, isn + 1, ACK, 0), // a pure ACK: no key
+                key(k, isn + 1, ACK, 1448),
+                key(k, isn + 1449, ACK, 1448),
+                key(k, isn + 1, ACK, 1448), // the first segment again: a retransmission
+                key(k, isn + 1, ACK, 1448), // and again
+                key(k, isn + 2897, ACK | 0x01, 100),
+            ]
+        };
+        let ka = keys(&mut a, 1_000_000);
+        let kb = keys(&mut b, u32::MAX - 2000); // wraps around
+        assert_eq!(ka, kb);
+        assert_eq!(ka[2], None);
+        let distinct: std::collections::HashSet<_> = ka.iter().flatten().collect();
+        assert_eq!(distinct.len(), 7, "each transmission its own key: {ka:?}");
+        // Another flow (ordinal) on the same copy: other keys for the same bytes.
+        let mut c = LossKeys { ordinal: 1, ..Default::default() };
+        let kc = keys(&mut c, 1_000_000);
+        assert!(kc.iter().zip(&ka).all(|(x, y)| x.is_none() || x != y));
+        // Before the handshake was seen: no key.
+        assert_eq!(key(&mut LossKeys::default(), 5, ACK, 1448), None);
+    }
 }
