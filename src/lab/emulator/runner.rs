@@ -395,7 +395,7 @@ impl Loop {
                 self.flows_per_link[link] += 1;
                 self.loss_keys.insert(key, LossKeys { ordinal, ..Default::default() });
             }
-            if downlink {
+            if downlink && self.spec.down.loss > 0.0 {
                 loss_key = self.loss_keys.get_mut(&key).and_then(|k| k.key(tcp));
             }
         }
