@@ -263,7 +263,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                     ack_aggregation: a.ack_aggregation,
                     aggregation: a.aggregation,
                 },
-                workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, ipv6: a.ipv6 },
+                workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, keep_table: a.keep_table, ipv6: a.ipv6 },
                 sample: a.sample,
                 seed: a.seed,
                 http: a.http,

@@ -272,8 +272,9 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
         assert!(r.table_bw_mbps.is_none(), "kernel cubic stores nothing");
     }
     let st = status();
-    assert_eq!(counter(&st, "s_cubic", "flows"), 4);
-    assert!(counter(&st, "s_cubic", "hits") >= 2, "{st}");
+    // The sweep's primer (cold) and two warm-up/measured pairs.
+    assert_eq!(counter(&st, "s_cubic", "flows"), 5);
+    assert!(counter(&st, "s_cubic", "hits") >= 4, "{st}");
     assert!(counter(&st, "s_cubic", "stores") >= 4, "{st}");
     assert_eq!(ok(&["table", "list", "--json"]).lines().count(), 1, "one peer, one entry");
 }
@@ -557,8 +558,9 @@ fn s_bbr_stores_bbrs_estimate_and_the_next_flow_starts_at_it() {
         assert!(start >= 0.8 * cached_bdp, "first cwnd {start}, cached BDP {cached_bdp:.0}");
     }
     let st = status();
-    assert_eq!(counter(&st, "s_bbr", "flows"), 4, "{st}");
-    assert_eq!(counter(&st, "s_bbr", "hits"), 3, "every flow after the first found the peer: {st}");
+    // The primer (the sweep's first flow, cold) and two warm-up/measured pairs.
+    assert_eq!(counter(&st, "s_bbr", "flows"), 5, "{st}");
+    assert_eq!(counter(&st, "s_bbr", "hits"), 4, "every flow after the primer found the peer: {st}");
     assert!(counter(&st, "s_bbr", "stores") >= 1, "{st}");
     let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!(entry["source"], "s_bbr");
@@ -784,7 +786,7 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     for (bw, rtt, reason) in [("100mbit", "600ms", "reject_rtt_shorter"), ("100mbit", "20ms", "reject_rtt_longer"), ("5mbit", "50ms", "reject_small")] {
         ok(&["table", "set", "10.77.1.1", "--bw", bw, "--rtt", rtt]);
         let out = f.path(reason);
-        sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "1m"]);
+        sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
         let r = &measured(&out)[0];
         assert_eq!(r.resume.as_deref(), Some(reason), "an entry of {bw} with a {rtt} RTT on a 100 Mbit/s, 50 ms path: {r:?}");
         assert!(r.omega.unwrap() < 0.7, "no jump: a kernel slow start: {r:?}");
@@ -797,7 +799,7 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     // min_jump_pkts=0: the small entry is jumped to.
     ok(&["config", "min_jump_pkts=0"]);
     let out = f.path("small-jumps");
-    sweep(&out, &["--cc", "s_cubic", "--warm", "--sizes", "1m"]);
+    sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
     let r = &measured(&out)[0];
     assert!(r.jump_cwnd.is_some_and(|j| (15..=25).contains(&j)), "a 21-packet jump: {r:?}");
 }
@@ -817,9 +819,9 @@ fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
     let run = |name: &str, after_jump: &str, after_jump_lossy: &str| {
         let knobs = ["config".to_string(), "store=off".into(), format!("after_jump={after_jump}"), format!("after_jump_lossy={after_jump_lossy}")];
         let knobs: Vec<&str> = knobs.iter().map(String::as_str).collect();
-        // --warm keeps the table (a cold sweep forgets the peer); store=off keeps the
-        // entry as restored for every flow.
-        let out = rate_sweep(&f, name, &[&["load"], &knobs, &["table", "restore", table]], &["--cc", "s_cubic", "--sizes", "4m", "--reps", "2", "--warm", "--warm-size", "64k"]);
+        // --keep-table starts from the restored entry (a sweep otherwise forgets the
+        // peer); store=off keeps it as restored for every flow.
+        let out = rate_sweep(&f, name, &[&["load"], &knobs, &["table", "restore", table]], &["--cc", "s_cubic", "--sizes", "4m", "--reps", "2", "--warm", "--keep-table", "--warm-size", "64k"]);
         let st = status();
         assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 4, "every flow jumped to the lossy entry, without the override: {st}");
         let rows = measured(&out);
@@ -840,7 +842,7 @@ fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
     // A lying peer left 10 Gbit/s for a 100 Mbit/s path (or a table restored from a
     // faster network).
     let setup: &[&[&str]] = &[&["load"], &["table", "set", "10.77.1.1", "--bw", "10gbit", "--rtt", "50ms"]];
-    let out = rate_sweep(&f, "poison", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm"]);
+    let out = rate_sweep(&f, "poison", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let first = &rows[0];
     assert_eq!(first.role, "warmup");
@@ -852,13 +854,38 @@ fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
     assert_eq!(next.resume.as_deref(), Some("validated"), "the next flow starts right: {next:?}");
 }
 
+/// The lab's peer has the same address in every run, so a sweep forgets it first and a
+/// warm sweep primes the table itself: an entry left by an earlier run (here a lossy
+/// mark, which takes the window override away) does not decide this run. With
+/// --keep-table the sweep starts from the table as it is.
+#[test]
+fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
+    let f = Fresh::new("primer");
+    let table = f.path("left.json");
+    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}"#;
+    std::fs::write(&table, table_file(unix_now(), &[entry.to_string()])).unwrap();
+    let table = table.to_str().unwrap();
+    let out = rate_sweep(&f, "fresh", &[&["load"], &["table", "restore", table]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    assert_eq!((rows[0].role.as_str(), rows[0].cc.as_str()), ("primer", "s_cubic"), "{rows:?}");
+    assert_eq!(rows[0].resume.as_deref(), Some("misses"), "the primer starts cold: {:?}", rows[0]);
+    assert!(rows[0].size >= 1 << 20);
+    assert_eq!(counter(&status(), "s_cubic", "lossy_no_rwnd"), 0, "no flow met the lossy mark");
+    let r = measured(&out).into_iter().find(|r| r.cc == "s_cubic").unwrap();
+    assert!(r.omega.unwrap() > 0.9, "warm, with the override: {r:?}");
+    let kept = rate_sweep(&f, "kept", &[&["load"], &["table", "restore", table]], &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+    let rows = headstart::lab::report::read_rows(&kept).unwrap();
+    assert_eq!(rows[0].role, "warmup", "no primer: {rows:?}");
+    assert!(counter(&status(), "s_cubic", "lossy_no_rwnd") >= 1, "the first warm-up jumped to the entry as restored");
+}
+
 #[test]
 fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     let f = Fresh::new("raise");
     // An entry far below the path's rate (20 Mbit/s of 100): one honest flow may lift it
     // 2x, not to the 100 it measures; a flow that does not retreat keeps the rule.
     let setup: &[&[&str]] = &[&["load"], &["config", "store_max_raise_pct=200", "startup=off"], &["table", "set", "10.77.1.1", "--bw", "20mbit", "--rtt", "50ms"]];
-    let out = rate_sweep(&f, "raise", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "1"]);
+    let out = rate_sweep(&f, "raise", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "1"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let after: Vec<f64> = rows.iter().map(|r| r.table_bw_mbps.unwrap()).collect();
     assert!(after[0] <= 40.0 + 0.01 && after[0] > 30.0, "first flow: 20 -> at most 40 Mbit/s, got {after:?}");
@@ -880,19 +907,31 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
     // happened to put one there).
     ok(&["table", "set", "10.77.1.1", "--bw", "100mbit", "--rtt", "50ms"]);
     let out = f.path("any");
-    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "2", "--loss", "1%"]);
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "2", "--loss", "1%"]);
     let st = status();
     assert!(counter(&st, "s_cubic", "retreat_loss") >= 1, "the RFC's rule: any loss while resuming retreats: {st}");
     assert_eq!(counter(&st, "s_cubic", "loss_no_queue"), 0, "{st}");
     // Losses with no queue mark the path lossy; the jumps after that keep to the
     // receiver's own window (no override: a hole would make it discard the rest).
     assert!(counter(&st, "s_cubic", "lossy_no_rwnd") >= 1, "jumps to a lossy path without the override: {st}");
-    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
-    assert_eq!(entry["lossy"], true, "{entry}");
+    // The entry left carries the mark. There may be none: a last flow that retreats
+    // deletes the entry (retreat_entry=delete), and its own loss-limited estimate can
+    // be below IW's worth (2.3 Mbit/s at 50 ms), which is not stored (a discard). That
+    // made this check fail once in four runs.
+    let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
+    if get.status.success() {
+        let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+        assert_eq!(entry["lossy"], true, "{entry}");
+    } else {
+        let rows = headstart::lab::report::read_rows(&out).unwrap();
+        let last = rows.last().unwrap();
+        assert!(last.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")) && last.table_bw_mbps.is_none(), "no entry left: {last:?}");
+        assert!(counter(&st, "s_cubic", "discards") >= 1, "{st}");
+    }
     ok(&["config", "retreat_on=queue"]);
     ok(&["table", "set", "10.77.1.1", "--bw", "100mbit", "--rtt", "50ms"]);
     let out = f.path("queue");
-    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--reps", "2", "--loss", "1%"]);
+    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "2", "--loss", "1%"]);
     let st2 = status();
     assert!(counter(&st2, "s_cubic", "loss_no_queue") >= 1, "an isolated loss is answered as cubic would: {st2}");
     assert!(

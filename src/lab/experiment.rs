@@ -226,6 +226,10 @@ pub enum WorkloadText {
         /// Size of that previous flow (default: the measured flow's size).
         #[serde(default)]
         warm_size: Option<String>,
+        /// Start from the path table as it is (entries set by hand, or left by earlier
+        /// runs); otherwise the run forgets its peer first and, if warm, primes it.
+        #[serde(default)]
+        keep_table: bool,
         #[serde(default)]
         ipv6: bool,
     },
@@ -346,7 +350,7 @@ impl KnobValue {
 /// A workload, validated.
 #[derive(Clone, Debug)]
 pub enum Workload {
-    Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, ipv6: bool },
+    Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, keep_table: bool, ipv6: bool },
     Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool, mixed: bool },
     Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
 }
@@ -408,13 +412,13 @@ impl ExperimentText {
     pub fn validate(&self) -> Result<Experiment> {
         let link = self.link.resolve()?;
         let workload = match &self.workload {
-            WorkloadText::Sweep { cc, sizes, reps, warm, warm_size, ipv6 } => {
+            WorkloadText::Sweep { cc, sizes, reps, warm, warm_size, keep_table, ipv6 } => {
                 ensure!(!sizes.is_empty(), "no flow sizes given");
                 let sizes = sizes.iter().map(|s| units::parse_size(s)).collect::<Result<Vec<_>>>()?;
                 ensure!(sizes.iter().all(|&s| s > 0), "flow sizes must be positive");
                 ensure!((1..=1000).contains(reps), "reps must be between 1 and 1000");
                 let warm_size = warm_size.as_deref().map(units::parse_size).transpose()?;
-                Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, ipv6: *ipv6 }
+                Workload::Sweep { cc: parse_ccs(cc)?, sizes, reps: *reps, warm: *warm, warm_size, keep_table: *keep_table, ipv6: *ipv6 }
             }
             WorkloadText::Poisson { cc, mean_size, alpha, utilization, flows, clients, seed, warm, peers_per_client, parallel, mixed } => {
                 ensure!(!(*parallel && *mixed), "parallel (a link each) and mixed (one shared link) exclude each other");

@@ -19,7 +19,8 @@ const MTU: u64 = 1500;
 pub struct FlowRow {
     pub experiment: String,
     pub workload: String,
-    /// "measured", or "warmup" for the flow that primes per-peer state.
+    /// "measured", "warmup" for the flow right before it to the same peer, or "primer"
+    /// for a warm sweep's first flow, which fills the path table it starts from.
     pub role: String,
     pub cc: String,
     pub cc_kernel: String,

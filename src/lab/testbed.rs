@@ -200,6 +200,14 @@ impl Testbed {
         crate::bpf::is_ours(&cc.kernel).then(|| crate::bpf::flow_outcome(server, client)).flatten()
     }
 
+    /// Names the next flow's ordinal for the emulator's paired loss (see
+    /// `Emulator::name_next_flow`).
+    pub fn name_next_flow(&self, ordinal: u64) {
+        if let Some(e) = &self.emulator {
+            e.name_next_flow(ordinal);
+        }
+    }
+
     /// Removes the path table entries of every peer of `client`, so that its next
     /// flows start cold. A no-op when headstart is not loaded.
     pub fn forget_peers(&self, client: usize) {

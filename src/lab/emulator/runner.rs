@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -119,18 +119,24 @@ pub struct ClientPort {
 
 pub struct Emulator {
     stop: Arc<AtomicBool>,
+    next_ordinal: Arc<AtomicU64>,
     handle: Option<JoinHandle<Result<EmulatorReport>>>,
 }
+
+/// No ordinal named for the next flow: it takes its copy's count of flows.
+const UNNAMED: u64 = u64::MAX;
 
 impl Emulator {
     pub fn start(spec: EmulatorSpec, server: OwnedFd, server_addrs: (Ipv4Addr, Ipv6Addr), clients: Vec<ClientPort>) -> Result<Emulator> {
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
+        let next_ordinal = Arc::new(AtomicU64::new(UNNAMED));
+        let next_ordinal2 = next_ordinal.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("emulator".into())
             .spawn(move || {
-                let mut lp = match Loop::new(spec, server, server_addrs, clients) {
+                let mut lp = match Loop::new(spec, server, server_addrs, clients, next_ordinal2) {
                     Ok(lp) => {
                         let _ = ready_tx.send(Ok(()));
                         lp
@@ -143,13 +149,21 @@ impl Emulator {
                 lp.run(&stop2)
             })?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Emulator { stop, handle: Some(handle) }),
+            Ok(Ok(())) => Ok(Emulator { stop, next_ordinal, handle: Some(handle) }),
             Ok(Err(e)) => {
                 let _ = handle.join();
                 bail!("emulator failed to start: {e}")
             }
             Err(_) => bail!("emulator thread died while starting"),
         }
+    }
+
+    /// Names the ordinal of the next flow to send a SYN, instead of its copy's count of
+    /// flows: the loss key of its data (`LossKeys`). A sweep runs its controllers one
+    /// after another on one copy; naming each point's flows alike makes them lose the
+    /// same transmissions, as side-by-side copies do.
+    pub fn name_next_flow(&self, ordinal: u64) {
+        self.next_ordinal.store(ordinal, Ordering::SeqCst);
     }
 
     pub fn stop(mut self) -> Result<EmulatorReport> {
@@ -197,6 +211,8 @@ struct Loop {
     loss_keys: HashMap<FlowKey, LossKeys>,
     /// Per copy of the link: flows seen so far (their SYNs), the next flow's ordinal.
     flows_per_link: Vec<u64>,
+    /// An ordinal named for the next flow (`Emulator::name_next_flow`), or UNNAMED.
+    next_ordinal: Arc<AtomicU64>,
     start_ns: u64,
 }
 
@@ -241,7 +257,13 @@ impl LossKeys {
 }
 
 impl Loop {
-    fn new(spec: EmulatorSpec, server: OwnedFd, server_addrs: (Ipv4Addr, Ipv6Addr), clients: Vec<ClientPort>) -> Result<Loop> {
+    fn new(
+        spec: EmulatorSpec,
+        server: OwnedFd,
+        server_addrs: (Ipv4Addr, Ipv6Addr),
+        clients: Vec<ClientPort>,
+        next_ordinal: Arc<AtomicU64>,
+    ) -> Result<Loop> {
         if let Some(cpu) = spec.cpu {
             sys::pin_to_cpu(cpu)?;
         }
@@ -281,6 +303,7 @@ impl Loop {
             flows: HashMap::new(),
             loss_keys: HashMap::new(),
             flows_per_link: vec![0; links],
+            next_ordinal,
         })
     }
 
@@ -391,7 +414,8 @@ impl Loop {
         let mut loss_key = None;
         if let (Some((key, _)), Some(tcp)) = (flow, &hdr.tcp) {
             if !downlink && tcp.syn && !self.loss_keys.contains_key(&key) {
-                let ordinal = self.flows_per_link[link];
+                let named = self.next_ordinal.swap(UNNAMED, Ordering::SeqCst);
+                let ordinal = if named != UNNAMED { named } else { self.flows_per_link[link] };
                 self.flows_per_link[link] += 1;
                 self.loss_keys.insert(key, LossKeys { ordinal, ..Default::default() });
             }
