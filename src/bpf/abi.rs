@@ -366,8 +366,8 @@ pub const KNOBS: &[Knob] = &[
     Knob {
         name: "probe_loss_floor",
         kind: KnobKind::Switch,
-        default: OFF,
-        doc: "s_cubic: the flow's first loss while probing after a jump, with no queue in the RTT, leaves ssthresh no lower than the kernel's slow start from IW would after the same packets (beta x (IW + delivered)): from a low jump the probe grows less per packet than slow start, and random loss then left it in congestion avoidance far below cubic",
+        default: ON,
+        doc: "s_cubic: the flow's first loss while probing after a jump, with no queue in the RTT, leaves ssthresh no lower than the kernel's slow start from IW would after the same packets (beta x (IW + delivered)): from a low jump the probe grows less per packet than slow start, and random loss then left it in congestion avoidance far below cubic (20 % entry, 0.1 % loss, paired: jumped flows 1.13x cubic's FCT off, 0.99x on)",
     },
     Knob {
         name: "min_jump_pkts",
