@@ -804,6 +804,14 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     assert!(r.jump_cwnd.is_some_and(|j| (15..=25).contains(&j)), "a 21-packet jump: {r:?}");
 }
 
+/// A saved table holding one entry for the lab's peer, marked lossy: `bw` bytes/s, 50 ms.
+fn lossy_entry_file(f: &Fresh, bw: u64) -> PathBuf {
+    let path = f.path("lossy-entry.json");
+    let entry = format!(r#"{{"peer":"10.77.1.1","bw_bytes_per_s":{bw},"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}}"#);
+    std::fs::write(&path, table_file(unix_now(), &[entry])).unwrap();
+    path
+}
+
 /// After a jump to a path marked lossy, growth follows after_jump_lossy, not after_jump.
 /// Behind a lossy-marked entry at a fifth of the path's rate (a clean 100 Mbit/s, 50 ms
 /// path here, so nothing else decides), slow start from the jump finishes a 4 MB flow
@@ -812,9 +820,7 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
 #[test]
 fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
     let f = Fresh::new("lossyjump");
-    let table = f.path("lossy.json");
-    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":2500000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}"#;
-    std::fs::write(&table, table_file(unix_now(), &[entry.to_string()])).unwrap();
+    let table = lossy_entry_file(&f, 2_500_000);
     let table = table.to_str().unwrap();
     let run = |name: &str, after_jump: &str, after_jump_lossy: &str| {
         let knobs = ["config".to_string(), "store=off".into(), format!("after_jump={after_jump}"), format!("after_jump_lossy={after_jump_lossy}")];
@@ -861,9 +867,7 @@ fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
 #[test]
 fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
     let f = Fresh::new("primer");
-    let table = f.path("left.json");
-    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true}"#;
-    std::fs::write(&table, table_file(unix_now(), &[entry.to_string()])).unwrap();
+    let table = lossy_entry_file(&f, 12_500_000);
     let table = table.to_str().unwrap();
     let out = rate_sweep(&f, "fresh", &[&["load"], &["table", "restore", table]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
