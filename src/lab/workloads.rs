@@ -39,6 +39,11 @@ fn progress(total: u64, quiet: bool) -> ProgressBar {
 
 /// A warm sweep's primer: at least this big, so that it stores an entry.
 const PRIMER_MIN_BYTES: u64 = 1 << 20;
+
+/// The primer's size: the sweep's largest, at least PRIMER_MIN_BYTES.
+fn primer_bytes(sizes: &[u64]) -> u64 {
+    sizes.iter().copied().max().unwrap_or(0).max(PRIMER_MIN_BYTES)
+}
 /// Its loss ordinal, apart from the points' (`Emulator::name_next_flow`).
 const PRIMER_ORDINAL: u64 = 1 << 40;
 
@@ -60,6 +65,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
     }
     // Generous: a flow may take 20x its ideal time plus 30 s before it counts as hung.
     let biggest = match &exp.workload {
+        Workload::Sweep { sizes, warm: true, keep_table: false, .. } => primer_bytes(sizes) as f64,
         Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
         Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
         Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
@@ -118,8 +124,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             if let Some(c) = primer {
                 pb.set_message(format!("{} primer", c.label));
                 lab.name_next_flow(PRIMER_ORDINAL);
-                let size = sizes.iter().copied().max().unwrap_or(0).max(PRIMER_MIN_BYTES);
-                let o = lab.flow(0, 0, c, size, *ipv6)?;
+                let o = lab.flow(0, 0, c, primer_bytes(sizes), *ipv6)?;
                 push(&mut rows, &mut keys, o, "primer", 0, *ipv6);
                 pb.inc(1);
                 std::thread::sleep(settle);
