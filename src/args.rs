@@ -298,6 +298,10 @@ pub struct SweepArgs {
     /// Clients' initial receive window in MSS (route initrwnd; 179 is like Windows 10).
     #[arg(long)]
     pub client_initrwnd: Option<u32>,
+    /// The client stops reading for this long once a flow's first data arrives (an
+    /// application that falls behind: its receive buffer fills), e.g. 30ms.
+    #[arg(long)]
+    pub reader_stall: Option<String>,
     #[command(flatten)]
     pub out: OutArgs,
 }

@@ -269,6 +269,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 http: a.http,
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
+                reader_stall: a.reader_stall,
                 knobs: Default::default(),
             };
             results(&run::run_experiment(text, &output(a.out))?)

@@ -59,6 +59,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             http: false,
             rwnd_override: None,
             client_initrwnd: None,
+            reader_stall: None,
             knobs: Default::default(),
         };
         let exp = text.validate()?;

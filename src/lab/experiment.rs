@@ -322,6 +322,11 @@ pub struct ExperimentText {
     /// The clients' initial receive window in MSS (route initrwnd); default: Linux's.
     #[serde(default)]
     pub client_initrwnd: Option<u32>,
+    /// The client stops reading for this long once a flow's first data arrives ("30ms"):
+    /// an application that falls behind, so that the receiver's buffer fills and its
+    /// window shrinks.
+    #[serde(default)]
+    pub reader_stall: Option<String>,
     /// headstart knobs for this run (`[knobs]`, as `headstart config` takes them); the
     /// previous values come back when the run ends, however it ends.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -367,6 +372,8 @@ pub struct Experiment {
     pub http: bool,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
+    /// See `ExperimentText::reader_stall` (0: none).
+    pub reader_stall_ns: u64,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
     pub knobs: Vec<String>,
 }
@@ -474,6 +481,9 @@ impl ExperimentText {
         if let Some(w) = self.client_initrwnd {
             ensure!((1..=65535).contains(&w), "client initrwnd must be 1..65535 segments");
         }
+        let reader_stall_ns = self.reader_stall.as_deref().map(units::parse_duration_ns).transpose().context("--reader-stall")?.unwrap_or(0);
+        ensure!(reader_stall_ns == 0 || (100_000..=10_000_000_000).contains(&reader_stall_ns), "--reader-stall must be between 0.1 ms and 10 s (or 0)");
+        ensure!(!(self.http && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
         ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
@@ -498,6 +508,7 @@ impl ExperimentText {
             http: self.http,
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
+            reader_stall_ns,
             knobs,
         })
     }
@@ -582,6 +593,20 @@ mod tests {
         let e: ExperimentText = toml::from_str(ok).unwrap();
         assert!(matches!(e.workload, WorkloadText::Sweep { reps: 3, .. }));
         assert!(toml::from_str::<ExperimentText>(&ok.replace("sizes", "sizez")).is_err());
+    }
+
+    #[test]
+    fn a_reader_stall_is_validated() {
+        let text = |extra: &str| format!("{extra}\n[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"cubic\"]\nsizes = [\"8k\"]\n");
+        let exp = |t: String| toml::from_str::<ExperimentText>(&t).unwrap().validate();
+        assert_eq!(exp(text("")).unwrap().reader_stall_ns, 0);
+        assert_eq!(exp(text("reader_stall = \"30ms\"")).unwrap().reader_stall_ns, 30_000_000);
+        for (bad, needle) in [("\"20s\"", "between"), ("\"50us\"", "between"), ("\"soon\"", "--reader-stall")] {
+            let err = exp(text(&format!("reader_stall = {bad}"))).unwrap_err();
+            assert!(format!("{err:#}").contains(needle), "{bad}: {err:#}");
+        }
+        let err = exp(text("reader_stall = \"30ms\"\nhttp = true")).unwrap_err();
+        assert!(err.to_string().contains("curl"), "{err}");
     }
 
     #[test]

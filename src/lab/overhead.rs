@@ -122,7 +122,7 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
             let local = SocketAddr::new(IpAddr::V4(CLIENT), port);
             let remote = SocketAddr::new(IpAddr::V4(SERVER), SERVER_PORT + i as u16);
             port += 1;
-            let flow = sys::run_in_netns(&client_ns, None, move || traffic::client_flow(remote, local, bytes, &cc2, Duration::from_secs(600), &intr))?;
+            let flow = sys::run_in_netns(&client_ns, None, move || traffic::client_flow(remote, local, bytes, &cc2, Duration::from_secs(600), Duration::ZERO, &intr))?;
             let ticks = busy_ticks()? - t0;
             let _ = server.take_result(crate::lab::emulator::stats::FlowKey::new(local.ip(), local.port()), Duration::from_secs(5));
             let after_bpf = crate::bpf::prog_stats(cc);

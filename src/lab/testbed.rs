@@ -52,6 +52,8 @@ pub struct TestbedSpec {
     pub peers_per_client: usize,
     /// The clients' initial receive window in MSS (route initrwnd).
     pub client_initrwnd: Option<u32>,
+    /// The client stops reading this long once a flow's first data arrives (zero: never).
+    pub reader_stall: Duration,
     pub down: DirectionConfig,
     pub up: DirectionConfig,
     /// Per-flow throughput bins, when the workload plots throughput over time.
@@ -83,6 +85,7 @@ pub struct Testbed {
     rest_cpu: Option<usize>,
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
+    reader_stall: Duration,
     /// The emulator's time 0: flow start times and throughput bins count from here.
     pub origin: Instant,
     /// Congestion control of each server port (SERVER_PORT + i).
@@ -137,6 +140,7 @@ impl Testbed {
             rest_cpu: cores.rest,
             external_before,
             flow_timeout: spec.flow_timeout,
+            reader_stall: spec.reader_stall,
             origin,
             server_ccs: spec.server_ccs,
         })
@@ -176,9 +180,9 @@ impl Testbed {
         }
         let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
         let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
-        let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone());
+        let (kernel_cc, timeout, interrupt, stall) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone(), self.reader_stall);
         // A failed flow is a row with an error, not the end of the run.
-        let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, &interrupt)))?;
+        let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?;
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));

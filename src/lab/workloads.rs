@@ -77,6 +77,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
             _ => 0,
         },
         client_initrwnd: exp.client_initrwnd,
+        reader_stall: Duration::from_nanos(exp.reader_stall_ns),
         down,
         up,
         series_bin_ns: match &exp.workload {

@@ -17,8 +17,9 @@ pub struct ClientFlow {
 }
 
 /// Runs one flow from inside the client namespace of the calling thread: connect,
-/// request `size` bytes with congestion control `cc`, read to EOF.
-pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, timeout: Duration, interrupt: &Interrupt) -> Result<ClientFlow> {
+/// request `size` bytes with congestion control `cc`, read to EOF. `stall`: once the
+/// first data arrives, stop reading for this long (an application that falls behind).
+pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, timeout: Duration, stall: Duration, interrupt: &Interrupt) -> Result<ClientFlow> {
     let domain = if server.is_ipv6() { libc::AF_INET6 } else { libc::AF_INET };
     // SAFETY: a plain socket(2); ownership goes to TcpStream below after connect.
     let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
@@ -43,6 +44,9 @@ pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, t
         match stream.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
+                if got == 0 && !stall.is_zero() {
+                    std::thread::sleep(stall);
+                }
                 got += n as u64;
                 last_byte = Instant::now();
             }
