@@ -43,7 +43,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct hs_flow_key);
-	__type(value, __u32);       /* the window field to advertise at least, peer's scale */
+	__type(value, struct hs_rwnd_grant);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd SEC(".maps");
 

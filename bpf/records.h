@@ -78,6 +78,7 @@ enum hs_counter {
 	HS_PROBE_HANDOVERS,         /* ... ended by a round that showed room: slow start went on (probe_then_slow_start) */
 	HS_HOOKS_MISSED,            /* the kernel entered CWR/Recovery/Loss without running ssthresh and set_state: replayed (lib/hook_guard.h) */
 	HS_REJECT_SMALL,            /* Reconnaissance: the saved BDP is below min_jump_pkts */
+	HS_RWND_RECEIVER_BEHIND,    /* window overrides ended early: the receiver's own window shrank (lib/rwnd_grant.h) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -182,6 +183,15 @@ enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
  * by the number resuming (RFC 9959 §4.4 allows either). */
 enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
 #define HS_SPLIT_MAX 16             /* a jump counts at most this many others: split at most 17 ways */
+
+/* hs_rwnd value: one flow's receive-window override, written by the controller at the
+ * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Fields
+ * are window fields as the ACK carries them (the peer's scale applies). */
+struct hs_rwnd_grant {
+	__u16 field;                /* advertise at least this; 0: ended, the receiver fell behind */
+	__u16 peak;                 /* the largest window the receiver itself advertised */
+};
+_Static_assert(sizeof(struct hs_rwnd_grant) == 4, "hs_rwnd_grant is 4 bytes (was a __u32 field)");
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

@@ -4,14 +4,16 @@
  * A stateful start sends one cached BDP in its first RTT, but a Linux receiver
  * advertises only ~64 KB at first, which would cap it. The congestion control cannot
  * write tp->snd_wnd, so this program, on the server's ingress, raises the window
- * field of incoming ACKs of the flows the controllers put in hs_rwnd to the value
- * stored there (a raw window field, the peer's scale applies; stateful.h stores the
- * largest, 0xffff), fixing the TCP checksum. A larger window passes as it is; a zero
- * window is left alone: the receiver really is full. Everything else passes untouched. */
+ * field of incoming ACKs of the flows the controllers put in hs_rwnd to the grant
+ * stored there (a raw window field, the peer's scale applies; stateful.h sizes it for
+ * the jump), fixing the TCP checksum. A larger window passes as it is; a zero or
+ * shrinking one ends the grant (lib/rwnd_grant.h): the receiver is falling behind.
+ * Everything else passes untouched. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "path_table.h"
+#include "lib/rwnd_grant.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -70,13 +72,15 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		return TC_ACT_OK;
 	key.peer_port = bpf_ntohs(tcp->source);
 	key.local_port = bpf_ntohs(tcp->dest);
-	__u32 *want = bpf_map_lookup_elem(&hs_rwnd, &key);
-	if (!want)
+	struct hs_rwnd_grant *grant = bpf_map_lookup_elem(&hs_rwnd, &key);
+	if (!grant)
 		return TC_ACT_OK;
 	__u16 old = tcp->window;
-	if (old == 0 || bpf_ntohs(old) >= *want)
+	__u16 win = bpf_ntohs(old);
+	__u16 want = hs_rwnd_grant_apply(grant, win);
+	if (want == win)
 		return TC_ACT_OK;
-	__u16 new = bpf_htons((__u16)(*want > 0xffff ? 0xffff : *want));
+	__u16 new = bpf_htons(want);
 	bpf_l4_csum_replace(skb, l4 + TCP_CSUM_OFF, old, new, sizeof(new));
 	bpf_skb_store_bytes(skb, l4 + TCP_WINDOW_OFF, &new, sizeof(new), 0);
 	__u32 zero = 0;

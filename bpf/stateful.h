@@ -70,10 +70,15 @@ static __always_inline __u32 hs_rwnd_limited_ms(const struct tcp_sock *tp)
 }
 
 /* Ends the window override; how long the receiver's window held the flow back until
- * then is kept for the outcome (the override's job is that it did not). */
-static __always_inline void hs_unmark(const struct sock *sk, struct hs_start *st)
+ * then is kept for the outcome (the override's job is that it did not). An override
+ * the receiver's shrinking window ended before (the tc program) is counted. */
+static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
 	if (st->rwnd_marked) {
+		struct hs_rwnd_grant *g = bpf_map_lookup_elem(&hs_rwnd, &st->key);
+
+		if (g && !g->field)
+			hs_count(cc, HS_RWND_RECEIVER_BEHIND);
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_marked = 0;
 		st->override_rwnd_ms = hs_rwnd_limited_ms((const struct tcp_sock *)sk);
@@ -90,11 +95,10 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bytes = 2ULL * cwnd * tp->mss_cache;
-	__u32 field = (__u32)(bytes >> tp->rx_opt.snd_wscale) + 1;
+	__u64 field = (bytes >> tp->rx_opt.snd_wscale) + 1;
+	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field };
 
-	if (field > 0xffff)
-		field = 0xffff;
-	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &field, BPF_ANY))
+	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
 		st->rwnd_marked = 1;
 }
 
@@ -132,7 +136,7 @@ static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id 
 	hs_count(cc, why);
 	st->outcome = why;
 	hs_release_lease(st);
-	hs_unmark(sk, st);
+	hs_unmark(sk, cc, st);
 	hs_log(cc, st, 0);
 }
 
@@ -277,7 +281,7 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 
 	hs_end_pacing(sk, st);
 	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
-		hs_unmark(sk, st);
+		hs_unmark(sk, cc, st);
 	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
 	if (event != HS_RESUME_NONE)
 		hs_resume_over(sk, cc, st, event);
@@ -354,7 +358,7 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 		sk->sk_pacing_status = SK_PACING_NONE;
 		hs_end_pacing(sk, st);
 	}
-	hs_unmark(sk, st);
+	hs_unmark(sk, cc, st);
 	hs_release_lease(st);
 	hs_discredit_entry(st, cfg);
 	if (tp->snd_cwnd > cap)
@@ -380,7 +384,7 @@ static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id 
 	__u32 why;
 
 	if (new_state >= TCP_CA_Disorder)
-		hs_unmark(sk, st);
+		hs_unmark(sk, cc, st);
 	if (st->resume.phase != HS_PHASE_RETREAT || st->retreat_counted)
 		return;
 	if (new_state == TCP_CA_Recovery)
@@ -400,7 +404,7 @@ static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id 
 /* release: the override and the lease go, and the start's outcome is logged. */
 static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
-	hs_unmark(sk, st);
+	hs_unmark(sk, cc, st);
 	hs_release_lease(st);
 	hs_log(cc, st, 1);
 }

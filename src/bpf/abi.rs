@@ -131,7 +131,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
     "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
     "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
-    "reject_small" = "HS_REJECT_SMALL",
+    "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
