@@ -378,27 +378,29 @@ static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start 
 /* set_state: the first sign of loss (Disorder: a dupACK or SACK) ends the window
  * override, whatever the mode: from then on the receiver holds data out of order,
  * and anything sent beyond its real window would be discarded. A retreat just begun
- * is counted by its cause. */
+ * is counted by its cause; an RTO ends the retreat (hs_resume_rto). */
 static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
 {
 	__u32 why;
 
 	if (new_state >= TCP_CA_Disorder)
 		hs_unmark(sk, cc, st);
-	if (st->resume.phase != HS_PHASE_RETREAT || st->retreat_counted)
-		return;
-	if (new_state == TCP_CA_Recovery)
-		why = HS_RETREAT_LOSS;
-	else if (new_state == TCP_CA_CWR)
-		why = HS_RETREAT_ECN;
-	else if (new_state == TCP_CA_Loss)
-		why = HS_RETREAT_RTO;
-	else
-		return;
-	hs_count(cc, why);
-	st->outcome = why;
-	st->retreat_counted = 1;
-	hs_log(cc, st, 0);
+	if (st->resume.phase == HS_PHASE_RETREAT && !st->retreat_counted) {
+		if (new_state == TCP_CA_Recovery)
+			why = HS_RETREAT_LOSS;
+		else if (new_state == TCP_CA_CWR)
+			why = HS_RETREAT_ECN;
+		else if (new_state == TCP_CA_Loss)
+			why = HS_RETREAT_RTO;
+		else
+			return;
+		hs_count(cc, why);
+		st->outcome = why;
+		st->retreat_counted = 1;
+		hs_log(cc, st, 0);
+	}
+	if (new_state == TCP_CA_Loss)
+		hs_resume_rto(&st->resume);
 }
 
 /* release: the override and the lease go, and the start's outcome is logged. */

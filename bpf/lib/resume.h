@@ -549,4 +549,19 @@ HS_INLINE int hs_resume_holds_growth(const struct hs_resume *r)
 	return r->phase == HS_PHASE_RETREAT;
 }
 
+/* A retransmission timeout ends the resume (RFC 9959: "an RTO ends the resume"): the
+ * retreat's ssthresh stays, and from then on the kernel's own response runs (cwnd 1,
+ * slow start up to ssthresh). Holding growth until the last unvalidated packet is
+ * acknowledged is for a retreat that recovers with SACK; after an RTO that lost the
+ * jump's tail without SACK (a receiver that discarded it beyond its window) cwnd stayed
+ * at one packet and the tail went out one packet per RTT: a 1 MB flow took 19 s
+ * against cubic's 0.4 s (BENCHMARKS.md, Issue 11). */
+HS_INLINE void hs_resume_rto(struct hs_resume *r)
+{
+	if (r->phase == HS_PHASE_RETREAT) {
+		r->phase = HS_PHASE_NORMAL;
+		r->exit_ssthresh = 0;
+	}
+}
+
 #endif

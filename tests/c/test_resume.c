@@ -191,6 +191,38 @@ static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
 	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating");
 }
 
+static void test_an_rto_ends_the_retreat(void)
+{
+	/* A jump of 422 into a receiver that stopped reading: 66 delivered, the rest
+	 * discarded beyond its window (no SACK), found by an RTO. The retreat must not
+	 * hold cwnd at one packet until the jump's last packet is acknowledged: the kernel
+	 * retransmits that tail in slow start, from the retreat's ssthresh. */
+	struct hs_resume r;
+	__u32 ev, s = 0, cap = 0;
+
+	jump(&r, 422, 0);
+	hs_resume_first_ack(&r, 420, 422 * MSS, 2, T0, &ev);
+	hs_resume_on_ack(&r, 66 * MSS, 66);
+	CHECK(hs_resume_retreat(&r, 50, 423 * MSS, 66, &s, &cap) && s == 33, "retreat, ssthresh %u", s);
+	CHECK(hs_resume_holds_growth(&r), "a retreat holds growth");
+	hs_resume_rto(&r);
+	CHECK(r.phase == HS_PHASE_NORMAL && !hs_resume_holds_growth(&r), "the RTO ended it: growth as the kernel's");
+	CHECK(hs_resume_on_ack(&r, 67 * MSS, 67) == HS_RESUME_NONE && r.exit_ssthresh == 0, "no exit ssthresh later");
+	hs_resume_on_ack(&r, 422 * MSS, 422);
+	CHECK(r.exit_ssthresh == 0 && r.phase == HS_PHASE_NORMAL, "nor when the jump's last packet is acknowledged");
+	CHECK(!hs_resume_retreat(&r, 50, 500 * MSS, 430, &s, &cap), "and no second retreat");
+
+	/* An RTO before any ACK of the jump ends it too; outside a retreat it changes nothing. */
+	jump(&r, 431, 5);
+	hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap);
+	hs_resume_rto(&r);
+	CHECK(r.phase == HS_PHASE_NORMAL, "first-RTT RTO: over");
+	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "the first ACK restores nothing");
+	jump(&r, 100, 0);
+	hs_resume_rto(&r);
+	CHECK(r.phase == HS_PHASE_UNVALIDATED, "no retreat, nothing to end (the ssthresh hook retreats first)");
+}
+
 static void test_sender_with_less_data_than_the_jump(void)
 {
 	/* A 16 KB response under a 431-packet jump: 11 packets sent, 9 in flight at the
@@ -514,6 +546,7 @@ int main(void)
 	test_loss_while_validating();
 	test_random_loss_early_in_the_jump();
 	test_loss_while_unvalidated_and_rto_in_the_first_rtt();
+	test_an_rto_ends_the_retreat();
 	test_sender_with_less_data_than_the_jump();
 	return check_report();
 }
