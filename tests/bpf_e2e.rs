@@ -736,8 +736,18 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
     assert!(s.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "the jump retreated: {s:?}");
     // Before Careful Resume: 2,664 retransmissions per 4 MB flow, most of them
     // segments the receiver discarded beyond its real window.
-    assert!(s.retrans.unwrap() <= 400, "retransmissions bounded: {s:?}");
-    assert!(s.fct_s.unwrap() <= cubic.fct_s.unwrap(), "never slower than the kernel's cubic: {} vs {}", s.fct_s.unwrap(), cubic.fct_s.unwrap());
+    // Once in 56 runs of this sweep (in a make test, 2026-11-23) the measured flow
+    // retreated on a loss at PipeSize 64 and retransmitted 545 segments with no drop at
+    // the emulated bottleneck (its queue at most 22 ms) in a run the emulator did not
+    // flag. Not explained: the run's counters are in the message for the next time.
+    assert!(s.retrans.unwrap() <= 400, "retransmissions bounded: {s:?}; {}", common::run_context(&out));
+    assert!(
+        s.fct_s.unwrap() <= cubic.fct_s.unwrap(),
+        "never slower than the kernel's cubic: {} vs {}; {}",
+        s.fct_s.unwrap(),
+        cubic.fct_s.unwrap(),
+        common::run_context(&out)
+    );
     let st = status();
     assert!(counter(&st, "s_cubic", "retreat_rate") + counter(&st, "s_cubic", "retreat_loss") >= 1, "{st}");
     // The retreat deleted the entry; the flow stored what it measured: the path's rate.

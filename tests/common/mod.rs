@@ -54,6 +54,14 @@ pub fn emulator_warnings(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// What a run's run.json says beyond its rows, for a failing check's message: the
+/// client's TcpExt counters (BeyondWindow: receiver discards) and the emulator's report
+/// (drops in and outside its model, lateness, steal).
+pub fn run_context(dir: &Path) -> String {
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("run.json is JSON");
+    format!("client TcpExt {}; emulator {}", run["client_tcpext"], run["emulator_accuracy"])
+}
+
 /// Runs a measurement from a purged state: `setup` (headstart commands: load, config,
 /// table set), then `lab` (headstart's lab arguments, with "{out}" for the output
 /// folder). A run the emulator flags is repeated from a purged state, as every lab
