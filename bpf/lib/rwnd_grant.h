@@ -5,14 +5,14 @@
  * that the receiver takes data as fast as it comes: then its window's right edge moves
  * on with every segment, and in-order data never lands beyond it. A receiving
  * application that falls behind loses that bet: its buffer fills, and the window it
- * advertises shrinks toward zero. Raised anyway, each ACK let the sender put more in
- * flight than the buffer had room for, and the receiver discarded it (TcpExt
- * BeyondWindow: 614 segments in a 5G run with 2.2 s of VM steal and 32 zero-window
- * adverts, BENCHMARKS.md). So a receiver whose own window falls below
- * HS_RWND_SHRINK_PCT % of the largest it advertised, or to zero, ends the override for
- * the rest of the flow: from then on its own window rules, as for the kernel's
- * controllers. A receiver that keeps up holds a few segments unread at most, far above
- * that line. */
+ * advertises shrinks toward zero. Raised anyway, each ACK, and each reopening after a
+ * zero window, let the sender put more in flight than the buffer had room for, and the
+ * receiver discarded it (TcpExt BeyondWindow). So a receiver whose own window falls
+ * below HS_RWND_SHRINK_PCT % of the largest it advertised, or to zero, ends the
+ * override for the rest of the flow: from then on its own window rules, as for the
+ * kernel's controllers. A receiver that keeps up holds a few segments unread at most,
+ * far above that line. What the jump sent before the first ACK cannot be taken back:
+ * with a 30 ms stall this cut the discards by only 14-17 % (BENCHMARKS.md, Issue 11). */
 #ifndef HS_RWND_GRANT_H
 #define HS_RWND_GRANT_H
 
