@@ -329,6 +329,8 @@ fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
         (vec!["lab", "sweep", "--buffer", "1000", "--out", o], "smaller than one"),
         (vec!["lab", "sweep", "--sizes", "8q", "--out", o], "unknown size unit"),
         (vec!["lab", "sweep", "--loss", "150%", "--out", o], "probability"),
+        (vec!["lab", "sweep", "--reader-stall", "20s", "--out", o], "--reader-stall"),
+        (vec!["lab", "sweep", "--reader-stall", "30ms", "--http", "--out", o], "curl"),
         (vec!["lab", "plot", "/nonexistent/dir"], "cannot read"),
         // Every rate is checked before the first is calibrated or a folder made.
         (vec!["lab", "calibrate", "--rates", "bogus", "--out", o], "bogus"),
