@@ -188,7 +188,7 @@ static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
 	CHECK(s == 5 && cap == 5 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
 	/* The first ACK after the RTO must not restore the jump's window. */
 	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
-	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating");
+	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating (until set_state reports the RTO: test_an_rto_ends_the_retreat)");
 }
 
 static void test_an_rto_ends_the_retreat(void)
