@@ -216,8 +216,9 @@ pub fn summary_text(exp_line: &str, rows: &[FlowRow], accuracy_line: &str, sweep
 }
 
 pub fn print_and_save(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
+    let stall = if exp.reader_stall_ns > 0 { format!(", the client stalls {} ms as data arrives", exp.reader_stall_ns as f64 / 1e6) } else { String::new() };
     let line = format!(
-        "{} ({}): {} — {} flows in {:.0} s",
+        "{} ({}): {}{stall} — {} flows in {:.0} s",
         exp.name,
         exp.workload.kind(),
         exp.link.describe(),
