@@ -379,7 +379,7 @@ static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start 
  * override, whatever the mode: from then on the receiver holds data out of order,
  * and anything sent beyond its real window would be discarded. A retreat just begun
  * is counted by its cause; an RTO ends the retreat (hs_resume_rto). */
-static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
+static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
 {
 	__u32 why;
 
@@ -399,8 +399,16 @@ static __always_inline void hs_on_ca_state(const struct sock *sk, enum hs_cc_id 
 		st->retreat_counted = 1;
 		hs_log(cc, st, 0);
 	}
-	if (new_state == TCP_CA_Loss)
-		hs_resume_rto(&st->resume);
+	if (new_state == TCP_CA_Loss && hs_resume_rto(&st->resume)) {
+		/* An RTO that no retreat answered (retreat_on=queue): the resume is over
+		 * all the same, with the kernel's response; the entry stays. */
+		if (st->startup) {
+			sk->sk_pacing_status = SK_PACING_NONE;
+			hs_end_pacing(sk, st);
+		}
+		hs_resume_over(sk, cc, st, HS_RETREAT_RTO);
+		st->retreat_counted = 1;
+	}
 }
 
 /* release: the override and the lease go, and the start's outcome is logged. */

@@ -974,4 +974,15 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert!(s < 5.0 * c, "after the RTO the tail goes out in slow start: {s} s against cubic's {c} s");
     let st = status();
     assert!(counter(&st, "s_cubic", "rwnd_receiver_behind") >= 1, "the receiver's shrinking window ended the override: {st}");
+    // retreat_on=queue answers the RTO (no queue: the receiver, not the path, lost the
+    // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
+    // (it stayed Validating, and the rate test then retreated after the RTO, holding
+    // growth again: seen with the rule taken out).
+    let out = rate_sweep(&f, "stall-queue", &[&["load"], &["config", "retreat_on=queue"]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m", "--reader-stall", "30ms"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
+    assert_eq!(jump.resume.as_deref(), Some("retreat_rto"), "{jump:?}");
+    let st = status();
+    assert!(counter(&st, "s_cubic", "loss_no_queue") >= 1, "{st}");
+    assert_eq!(counter(&st, "s_cubic", "validated"), 0, "{st}");
 }

@@ -555,13 +555,18 @@ HS_INLINE int hs_resume_holds_growth(const struct hs_resume *r)
  * acknowledged is for a retreat that recovers with SACK; after an RTO that lost the
  * jump's tail without SACK (a receiver that discarded it beyond its window) cwnd stayed
  * at one packet and the tail went out one packet per RTT: a 1 MB flow took 19 s
- * against cubic's 0.4 s (BENCHMARKS.md, Issue 11). */
-HS_INLINE void hs_resume_rto(struct hs_resume *r)
+ * against cubic's 0.4 s (BENCHMARKS.md, Issue 11). A resume still Unvalidated or
+ * Validating ends too (retreat_on=queue answers a loss or an RTO with no queue as the
+ * kernel would, without a retreat): returns 1 then, for the caller to count. */
+HS_INLINE int hs_resume_rto(struct hs_resume *r)
 {
-	if (r->phase == HS_PHASE_RETREAT) {
+	int in_flight = hs_resume_active(r);
+
+	if (in_flight || r->phase == HS_PHASE_RETREAT) {
 		r->phase = HS_PHASE_NORMAL;
 		r->exit_ssthresh = 0;
 	}
+	return in_flight;
 }
 
 #endif

@@ -205,7 +205,7 @@ static void test_an_rto_ends_the_retreat(void)
 	hs_resume_on_ack(&r, 66 * MSS, 66);
 	CHECK(hs_resume_retreat(&r, 50, 423 * MSS, 66, &s, &cap) && s == 33, "retreat, ssthresh %u", s);
 	CHECK(hs_resume_holds_growth(&r), "a retreat holds growth");
-	hs_resume_rto(&r);
+	CHECK(!hs_resume_rto(&r), "a retreat's RTO reports nothing more to count");
 	CHECK(r.phase == HS_PHASE_NORMAL && !hs_resume_holds_growth(&r), "the RTO ended it: growth as the kernel's");
 	CHECK(hs_resume_on_ack(&r, 67 * MSS, 67) == HS_RESUME_NONE && r.exit_ssthresh == 0, "no exit ssthresh later");
 	hs_resume_on_ack(&r, 422 * MSS, 422);
@@ -219,8 +219,12 @@ static void test_an_rto_ends_the_retreat(void)
 	CHECK(r.phase == HS_PHASE_NORMAL, "first-RTT RTO: over");
 	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "the first ACK restores nothing");
 	jump(&r, 100, 0);
-	hs_resume_rto(&r);
-	CHECK(r.phase == HS_PHASE_UNVALIDATED, "no retreat, nothing to end (the ssthresh hook retreats first)");
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	CHECK(hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "Validating with no retreat (retreat_on=queue): the RTO ends it, reported");
+	CHECK(!hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "nothing more to end");
+	jump(&r, 100, 0);
+	CHECK(hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "Unvalidated: ended too");
+	CHECK(hs_resume_first_ack(&r, 10, 100 * MSS, 1, T0, &ev) == 0, "and the first ACK after it restores nothing");
 }
 
 static void test_sender_with_less_data_than_the_jump(void)
