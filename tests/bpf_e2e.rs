@@ -305,7 +305,12 @@ fn s_cubic_reads_the_link_through_aggregated_acks() {
     // gcbe_aggregation, on by default; BENCHMARKS.md, Issue 12).
     let f = Fresh::new("agg");
     let stored = |out: &Path| {
-        let mut v: Vec<f64> = measured(out).iter().map(|r| r.table_bw_mbps.unwrap()).collect();
+        // Once (a make test, 2026-11-23) a flow left no entry; not reproduced in 69 flows
+        // since. What status counted (a discard? a skip?) goes in the message next time.
+        let mut v: Vec<f64> = measured(out)
+            .iter()
+            .map(|r| r.table_bw_mbps.unwrap_or_else(|| panic!("no entry after {r:?}; status {}; {}", status(), common::run_context(out))))
+            .collect();
         v.sort_by(|a, b| a.total_cmp(b));
         assert_eq!(v.len(), 3, "{v:?}");
         v
