@@ -846,7 +846,11 @@ fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
         // peer); store=off keeps it as restored for every flow.
         let out = rate_sweep(&f, name, &[&["load"], &knobs, &["table", "restore", table]], &["--cc", "s_cubic", "--sizes", "4m", "--reps", "2", "--warm", "--keep-table", "--warm-size", "64k"]);
         let st = status();
-        assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 4, "every flow jumped to the lossy entry, without the override: {st}");
+        // Once (a make test, 2026-11-23 20:27 UTC) status counted 3 flows, all jumps without
+        // the override; not reproduced in 3 runs since. The rows say what the fourth did.
+        let all = headstart::lab::report::read_rows(&out).unwrap();
+        let seen: Vec<_> = all.iter().map(|r| (r.role.as_str(), r.resume.as_deref(), r.error.as_deref())).collect();
+        assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 4, "every flow jumped to the lossy entry, without the override: {seen:?}; {st}");
         let rows = measured(&out);
         for r in &rows {
             assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
