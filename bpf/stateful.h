@@ -378,7 +378,8 @@ static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start 
 /* set_state: the first sign of loss (Disorder: a dupACK or SACK) ends the window
  * override, whatever the mode: from then on the receiver holds data out of order,
  * and anything sent beyond its real window would be discarded. A retreat just begun
- * is counted by its cause; an RTO ends the retreat (hs_resume_rto). */
+ * is counted by its cause; an RTO ends the retreat, or a resume no retreat answered
+ * (hs_resume_rto). */
 static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u8 new_state)
 {
 	__u32 why;
