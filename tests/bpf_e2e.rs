@@ -684,7 +684,7 @@ fn suss_accelerates_cold_flows_and_with_its_knob_off_is_cubic() {
     assert!((suss / cubic - 1.0).abs() < 0.05, "suss=off is cubic: {suss:.3} vs {cubic:.3} s");
     let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
     assert_eq!(knobs["suss"], "on", "the run's knob was put back: {knobs}");
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let run = common::run_json(&out);
     assert_eq!(run["knobs"]["suss"], "off", "run.json records the knobs in force");
     assert!(run["git_commit"].as_str().is_some_and(|c| c.len() >= 7), "run.json records the commit: {}", run["git_commit"]);
 }
@@ -975,7 +975,8 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
 #[test]
 fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_per_rtt() {
     let f = Fresh::new("stall");
-    let out = rate_sweep(&f, "stall", &[&["load"]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m", "--reader-stall", "30ms"]);
+    let lab = ["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m", "--reader-stall", "30ms"];
+    let out = rate_sweep(&f, "stall", &[&["load"]], &lab);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let cubic = rows.iter().find(|r| r.cc == "cubic" && r.role == "measured").unwrap();
     // The first jump (the warm-up after the sweep's cold primer) meets the stalled reader.
@@ -989,7 +990,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
     // (it stayed Validating, and the rate test then retreated after the RTO, holding
     // growth again: seen with the rule taken out).
-    let out = rate_sweep(&f, "stall-queue", &[&["load"], &["config", "retreat_on=queue"]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m", "--reader-stall", "30ms"]);
+    let out = rate_sweep(&f, "stall-queue", &[&["load"], &["config", "retreat_on=queue"]], &lab);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
     assert_eq!(jump.resume.as_deref(), Some("retreat_rto"), "{jump:?}");

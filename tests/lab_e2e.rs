@@ -114,7 +114,7 @@ fn small_flows_finish_near_the_ideal_and_large_ones_pay_for_slow_start() {
     for f in ["flows.jsonl", "flows.csv", "run.json", "summary.txt"] {
         assert!(t.path().join(f).exists(), "{f} written");
     }
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(t.path().join("run.json")).unwrap()).unwrap();
+    let run = common::run_json(t.path());
     assert!(run["emulator_accuracy"]["lateness_p99_ms"].is_number());
     // Redraw the figures from the folder alone.
     let listed = ok(&["lab", "plot", out]);

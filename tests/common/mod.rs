@@ -39,10 +39,15 @@ pub fn measured(dir: &Path) -> Vec<FlowRow> {
     read_rows(dir).unwrap().into_iter().filter(|r| r.role == "measured").collect()
 }
 
+/// A lab run's run.json.
+pub fn run_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("run.json is JSON")
+}
+
 /// The emulator's warnings for a lab run (p99 lateness above its limit): a run it
 /// flags did not emulate the link it was given, and the lab's rule is to repeat it.
 pub fn emulator_warnings(dir: &Path) -> Vec<String> {
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("run.json is JSON");
+    let run = run_json(dir);
     let acc = &run["emulator_accuracy"];
     let all: Vec<&serde_json::Value> = match acc.as_array() {
         Some(links) => links.iter().collect(),
@@ -58,7 +63,7 @@ pub fn emulator_warnings(dir: &Path) -> Vec<String> {
 /// client's TcpExt counters (BeyondWindow: receiver discards) and the emulator's report
 /// (drops in and outside its model, lateness, steal).
 pub fn run_context(dir: &Path) -> String {
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json")).expect("run.json is JSON");
+    let run = run_json(dir);
     format!("client TcpExt {}; emulator {}", run["client_tcpext"], run["emulator_accuracy"])
 }
 
