@@ -49,7 +49,8 @@ static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const st
  * last cycles, the unfinished one included; of a paced sender's (s_bbr), only the
  * cycles that saturated the bottleneck (the others read its pacing rate). Where the
  * burst view saw ACKs aggregated on a grid, the higher of that and its busy interiors'
- * rate: there the cycles above read slow start's idle time (-15..-25 % at 8-16 ms). */
+ * rate: there the cycles above read slow start's idle time (-15..-25 % at 8-16 ms); a
+ * paced sender's, also the fastest release on the grid (BBR's ramp: -21..-35 %). */
 static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, const struct hs_config *cfg, int paced)
 {
 	return gcbe_flow_estimate(&e->gcbe, &e->bursts, cfg->gcbe_median, paced);

@@ -51,6 +51,12 @@
  *    keep the estimator above) and its busy interior spans >= GCBE_ARRIVAL_MIN_US; its
  *    interior rate (never above the send rate) is kept beside its estimate.
  *    gcbe_aggregated_median gives their median. Measured: BENCHMARKS.md, Issue 12.
+ *  - A grid peak for paced senders (merge_us). BBR's STARTUP paces a smooth ramp: on a
+ *    grid its releases track the pacing rate, no cycle saturates the link, and a 1 MB
+ *    flow reaches the link's rate only in its last intervals. The fastest arrival on
+ *    the grid (>= GCBE_ARRIVAL_MIN_US, it and the two before it within 1/8 of one
+ *    another, in a cycle with no shorter arrival), at most the rate its data was sent
+ *    at, is what the link carried then: gcbe_flow_estimate's paced reading takes it.
  *  - Never above the rate the same data was sent at (the bound the kernel's rate
  *    sample keeps: min(send rate, ACK rate)). Each ACK says when the newest data it
  *    acknowledges was sent (its time minus its RTT sample); a cycle's estimate is at
@@ -110,6 +116,10 @@ struct gcbe {
 	__u64 interior_us;
 	__u32 short_arrivals;       /* merge_us: arrivals closer than GCBE_AGG_GRID_MIN_US to the one before */
 	__u32 pad;
+	__u64 arrival_gap_us;       /* merge_us: the previous two arrivals' intervals, kept across cycles */
+	__u64 arrival_gap2_us;
+	__u64 cycle_peak;           /* merge_us: this cycle's fastest steady arrival (gcbe_on_arrival), bytes/s */
+	__u64 grid_peak;            /* merge_us: the fastest of those in cycles on a grid, over the flow */
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
@@ -193,6 +203,8 @@ HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturat
 	g->saturated = saturated ? g->saturated | (1U << i) : g->saturated & ~(1U << i);
 	g->aggregated = interior ? g->aggregated | (1U << i) : g->aggregated & ~(1U << i);
 	g->interior_rate[i] = interior;
+	if (g->merge_us && !g->short_arrivals && g->cycle_peak > g->grid_peak)
+		g->grid_peak = g->cycle_peak;
 	g->samples[i] = estimate;
 	g->ring_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
 	g->nsamples++;
@@ -223,6 +235,7 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 	g->interior_bytes = 0;
 	g->interior_us = 0;
 	g->short_arrivals = 0;
+	g->cycle_peak = 0;
 	g->acks = 1;
 }
 
@@ -231,13 +244,15 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
  * Returns the estimate if it closed a cycle with a defined estimate, else 0. */
 HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 sent_us, __u64 cycle_us)
 {
-	__u64 gap, est;
+	__u64 gap, est, sent_gap = 0;
 	__u32 saturated;
 
 	if (g->acks == 0) {
 		gcbe_open_cycle(g, now_us, sent_us);
 		return 0;
 	}
+	if (sent_us > g->sent_last_us && g->sent_last_us)
+		sent_gap = sent_us - g->sent_last_us;   /* how long this arrival's data took to send */
 	/* Only a later send time moves the send span (reordered data, or an ACK without
 	 * an RTT sample, carries none). */
 	if (sent_us > g->sent_last_us) {
@@ -270,6 +285,21 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 			g->short_arrivals++;
 		g->prev_bytes = g->last_gap_us ? g->last_bytes : 0;
 	}
+	/* An arrival on a grid: >= GCBE_ARRIVAL_MIN_US long, and it and the two before it
+	 * within 1/8 of one another (a release the link split, the first after an idle
+	 * stretch, a radio's irregular frames are not). Its bytes are what the link carried
+	 * in that interval: a floor under the link's rate, taken at most at the rate the
+	 * same data was sent. */
+	if (g->merge_us && gap >= GCBE_ARRIVAL_MIN_US && gcbe_alike(g->arrival_gap_us, gap, 9, 8) &&
+	    gcbe_alike(g->arrival_gap2_us, gap, 9, 8) && gcbe_alike(g->arrival_gap2_us, g->arrival_gap_us, 9, 8) &&
+	    sent_gap && acked < (1ULL << 44)) {
+		__u64 rate = acked * HS_USEC_PER_SEC / (gap > sent_gap ? gap : sent_gap);
+
+		if (rate > g->cycle_peak)
+			g->cycle_peak = rate;
+	}
+	g->arrival_gap2_us = g->arrival_gap_us;
+	g->arrival_gap_us = gap;
 	g->last_gap_us = gap;
 	g->last_bytes = acked;
 	if (g->merge_us && gap >= GCBE_ARRIVAL_MIN_US && acked < (1ULL << 44) &&
@@ -415,7 +445,8 @@ HS_INLINE __u64 gcbe_aggregated_median(const struct gcbe *g, int paced)
 /* What a flow leaves at its end, from its ACKs read one by one (g) and as bursts
  * (bursts, merge_us 0: not run): g's median (median) or maximum (the paper) of the
  * last cycles, a paced sender's of the saturated ones only; where the bursts came on
- * a grid, the higher of that and their busy interiors' rate. */
+ * a grid, the higher of that and their busy interiors' rate, and for a paced sender
+ * the grid peak. */
 HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int median, int paced)
 {
 	__u64 est, agg = 0;
@@ -428,6 +459,10 @@ HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int medi
 	if (bursts->merge_us) {
 		gcbe_finish(bursts);
 		agg = gcbe_aggregated_median(bursts, paced);
+		/* A paced sender (s_bbr's STARTUP) ramps up smoothly and may reach the link's
+		 * rate only in its last grid intervals: its cycles read the ramp. */
+		if (paced && bursts->grid_peak > agg)
+			agg = bursts->grid_peak;
 	}
 	return agg > est ? agg : est;
 }
