@@ -211,6 +211,13 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
     let ti = TcpInfo::get(fd)?;
     let cc_bw_bps = bbr_bandwidth(fd);
     let series = sampler.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+    // The controller the socket ran, asked once more at the end: one flow labelled
+    // s_bbr in 150 (2026-11-23) queued and finished like cubic and left no entry, and
+    // nothing in its row could say which controller had run it.
+    let ran = current_congestion(fd).unwrap_or_default();
+    if ran != cc {
+        bail!("the flow asked for {cc} but ran {ran}");
+    }
     Ok(ServerFlowInfo {
         cc,
         bytes_sent: ti.bytes_sent(),
