@@ -251,13 +251,13 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 		gcbe_open_cycle(g, now_us, sent_us);
 		return 0;
 	}
-	if (sent_us > g->sent_last_us && g->sent_last_us)
-		sent_gap = sent_us - g->sent_last_us;   /* how long this arrival's data took to send */
 	/* Only a later send time moves the send span (reordered data, or an ACK without
 	 * an RTT sample, carries none). */
 	if (sent_us > g->sent_last_us) {
-		if (g->sent_last_us && sent_us - g->sent_last_us > g->sent_max_gap_us) {
-			g->sent_max_gap_us = sent_us - g->sent_last_us;
+		if (g->sent_last_us)
+			sent_gap = sent_us - g->sent_last_us;   /* how long this arrival's data took to send */
+		if (sent_gap > g->sent_max_gap_us) {
+			g->sent_max_gap_us = sent_gap;
 			g->sent_max_gap_bytes = acked;
 		}
 		if (!g->sent_first_us)

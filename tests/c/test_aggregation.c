@@ -139,22 +139,33 @@ static void test_recorded_paced_trains(void)
 	}
 }
 
+/* One release at t of `bytes`, ACKs 5 us apart of at most 2896 bytes each, their data
+ * sent evenly over the send_us before `sent`. */
+static void release(struct views *v, __u64 t, __u64 bytes, __u64 sent, __u64 send_us)
+{
+	__u64 total = bytes;
+
+	for (__u64 j = 0; bytes; j++) {
+		__u64 a = bytes < 2896 ? bytes : 2896;
+
+		bytes -= a;
+		views_ack(v, t + 5 * j, a, sent - bytes * send_us / total, 50000);
+	}
+}
+
 /* A link of `rate` bytes/s busy over [from, to) whose deliveries are released on a grid
- * of `grid` us, ACKs 5 us apart within a release, each for at most 2896 bytes; data
- * sent `send_ratio_pct` % as fast as it was delivered, one RTT (50 ms) before. */
+ * of `grid` us (release()); data sent `send_ratio_pct` % as fast as it was delivered,
+ * one RTT (50 ms) before. */
 static void grid_stretch(struct views *v, __u64 from, __u64 to, __u64 grid, __u64 rate, __u64 send_ratio_pct)
 {
 	for (__u64 tick = (from / grid + 1) * grid; tick < to + grid; tick += grid) {
 		__u64 lo = tick - grid > from ? tick - grid : from, hi = tick < to ? tick : to;
 		__u64 bytes = hi > lo ? (hi - lo) * rate / 1000000 : 0;
 		__u64 done = (lo - from) * rate / 1000000;
-		for (__u64 j = 0; bytes; j++) {
-			__u64 a = bytes < 2896 ? bytes : 2896;
-			done += a;
-			bytes -= a;
-			__u64 sent = from - 50000 + done * 1000000 / rate * 100 / send_ratio_pct;
-			views_ack(v, tick + 5 * j, a, sent, 50000);
-		}
+		__u64 send_us = bytes * 1000000 / rate * 100 / send_ratio_pct;
+
+		if (bytes)
+			release(v, tick, bytes, from - 50000 + (done + bytes) * 1000000 / rate * 100 / send_ratio_pct, send_us);
 	}
 }
 
@@ -197,20 +208,6 @@ static void test_grid_edges(void)
 	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
 	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "1 ms grid: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 0)));
 	CHECK(within(gcbe_median(&v.acks), rate, 2), "1 ms grid, the ACKs alone: %.1f", mbit(gcbe_median(&v.acks)));
-}
-
-/* One release at t of `bytes`, ACKs 5 us apart of at most 2896 bytes each, their data
- * sent evenly over the send_us before `sent`. */
-static void release(struct views *v, __u64 t, __u64 bytes, __u64 sent, __u64 send_us)
-{
-	__u64 total = bytes;
-
-	for (__u64 j = 0; bytes; j++) {
-		__u64 a = bytes < 2896 ? bytes : 2896;
-
-		bytes -= a;
-		views_ack(v, t + 5 * j, a, sent - bytes * send_us / total, 50000);
-	}
 }
 
 /* A paced ramp on an 8 ms grid: ten releases from a tenth of the link to all of it,
