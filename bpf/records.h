@@ -79,6 +79,7 @@ enum hs_counter {
 	HS_HOOKS_MISSED,            /* the kernel entered CWR/Recovery/Loss without running ssthresh and set_state: replayed (lib/hook_guard.h) */
 	HS_REJECT_SMALL,            /* Reconnaissance: the saved BDP is below min_jump_pkts */
 	HS_RWND_RECEIVER_BEHIND,    /* window overrides ended early: the receiver's own window shrank (lib/rwnd_grant.h) */
+	HS_STORE_JUMP_ONLY,         /* flows that sent no more than their jump (paced at the entry's rate): entry left as it was (lib/store.h) */
 	HS_STATEFUL_COUNTERS,
 };
 

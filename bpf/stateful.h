@@ -425,7 +425,8 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
  * create an entry but not overwrite one. What is stored follows lib/store.h: capped,
  * raised at most store_max_raise_pct per flow, not lowered by more than an eighth by
  * a flow that lived in loss recovery (store_lossy_keep), nor below
- * store_confident_floor_pct of a confident one. An entry keeps its lease. */
+ * store_confident_floor_pct of a confident one; a flow that sent no more than its jump
+ * leaves the entry as it was (hs_flow_only_jumped). An entry keeps its lease. */
 static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
 				     const struct hs_start *st, __u64 bw, __u32 min_rtt_us, int short_flow_rule)
 {
@@ -454,6 +455,11 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	if (old && (cfg->freeze ||
 		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_bytes_per_s, old->min_rtt_us)))) {
 		hs_count(cc, HS_SKIPPED);
+		return;
+	}
+	if (old && hs_flow_only_jumped(st->resume.jump_cwnd, st->outcome >= HS_RETREAT_LOSS && st->outcome <= HS_RETREAT_RATE,
+				       tp->data_segs_out)) {
+		hs_count(cc, HS_STORE_JUMP_ONLY);
 		return;
 	}
 	entry.bw_bytes_per_s = hs_rate_to_store(old ? old->bw_bytes_per_s : 0, bw,

@@ -19,7 +19,7 @@ struct Family {
 const FAMILIES: &[Family] = &[
     Family { name: "headstart_flows_total", kind: "counter", help: "Flows started with a headstart congestion control." },
     Family { name: "headstart_table_lookups_total", kind: "counter", help: "Path table lookups at a flow's start, by result (hit, miss)." },
-    Family { name: "headstart_stores_total", kind: "counter", help: "Flow estimates at release, by what happened (stored, discarded: not worth storing, skipped: by rule)." },
+    Family { name: "headstart_stores_total", kind: "counter", help: "Flow estimates at release, by what happened (stored, discarded: not worth storing, skipped: by rule, jump_only: the flow sent no more than its jump and left its entry as it was)." },
     Family { name: "headstart_reconnaissance_total", kind: "counter", help: "Careful Resume Reconnaissance decisions that refused a jump, by reason." },
     Family { name: "headstart_jumps_total", kind: "counter", help: "Careful Resume jumps (Unvalidated entered)." },
     Family { name: "headstart_resume_ends_total", kind: "counter", help: "How resumes ended: validated, rate_limited, or Safe Retreat by cause (retreat_loss, retreat_ecn, retreat_rto, retreat_rate)." },
@@ -52,6 +52,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "stores" => f("headstart_stores_total", Some(("result", "stored"))),
         "discards" => f("headstart_stores_total", Some(("result", "discarded"))),
         "skipped" => f("headstart_stores_total", Some(("result", "skipped"))),
+        "store_jump_only" => f("headstart_stores_total", Some(("result", "jump_only"))),
         "expired" => f("headstart_reconnaissance_total", Some(("reason", "expired"))),
         "reject_no_rtt" => f("headstart_reconnaissance_total", Some(("reason", "no_rtt"))),
         "reject_rtt_shorter" => f("headstart_reconnaissance_total", Some(("reason", "rtt_shorter"))),

@@ -444,18 +444,29 @@ HS_INLINE __u64 gcbe_aggregated_median(const struct gcbe *g, int paced)
 
 /* What a flow leaves at its end, from its ACKs read one by one (g) and as bursts
  * (bursts, merge_us 0: not run): g's median (median) or maximum (the paper) of the
- * last cycles, a paced sender's of the saturated ones only; where the bursts came on
- * a grid, the higher of that and their busy interiors' rate, and for a paced sender
- * the grid peak. */
+ * last cycles, or of the saturated ones if that is higher (a paced sender's: of the
+ * saturated ones only); where the bursts came on a grid, the higher of that and their
+ * busy interiors' rate, and for a paced sender the grid peak. */
 HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int median, int paced)
 {
 	__u64 est, agg = 0;
 
 	gcbe_finish(g);
-	if (!median)
+	if (!median) {
 		est = gcbe_best(g);
-	else
-		est = paced ? gcbe_saturated_median(g) : gcbe_median(g);
+	} else if (paced) {
+		est = gcbe_saturated_median(g);
+	} else {
+		/* A cycle that saturated the bottleneck read its rate; one that did not read
+		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,
+		 * the entry's. The lower median of that and the saturated cycle after it
+		 * lowered a 10 ms path's entry 1 % per warm 256 KB flow (BENCHMARKS.md). */
+		__u64 sat = gcbe_saturated_median(g);
+
+		est = gcbe_median(g);
+		if (sat > est)
+			est = sat;
+	}
 	if (bursts->merge_us) {
 		gcbe_finish(bursts);
 		agg = gcbe_aggregated_median(bursts, paced);

@@ -132,6 +132,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
     "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
+    "store_jump_only" = "HS_STORE_JUMP_ONLY",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and

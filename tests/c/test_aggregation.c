@@ -112,6 +112,22 @@ static void test_recorded_trains(void)
 	}
 }
 
+/* Warm s_cubic flows that jumped: the jump's cycle is paced at the entry's rate, so it
+ * reads that rate and does not saturate the link; the cycle after it does. The flow
+ * stores the link's rate: the lower median of the two lowered a 10 ms path's entry by
+ * 1 % per flow, and every later jump with it (BENCHMARKS.md, Issue 11). */
+static void test_recorded_jump_trains(void)
+{
+	static const char *const jumps[] = {"s_cubic-jump10ms-a", "s_cubic-jump10ms-b"};
+	__u64 alone, agg, stored;
+
+	for (unsigned i = 0; i < sizeof(jumps) / sizeof(jumps[0]); i++) {
+		stored = replay(jumps[i], &alone, &agg);
+		CHECK(within(stored, LINK_PAYLOAD_BPS, 2), "%s: stored %.1f Mbit/s, the link's payload rate %.1f", jumps[i],
+		      mbit(stored), mbit(LINK_PAYLOAD_BPS));
+	}
+}
+
 /* s_bbr's cold 1 MB flows: BBR's STARTUP paces a smooth ramp that reaches the link's
  * rate only in its last grid intervals (BENCHMARKS.md, Issue 12), so every cycle reads
  * the ramp and none saturates the link; the fastest interval on the grid is the link's
@@ -322,6 +338,7 @@ static void test_grid_bounds(void)
 int main(void)
 {
 	test_recorded_trains();
+	test_recorded_jump_trains();
 	test_recorded_paced_trains();
 	test_grid_edges();
 	test_paced_ramp();

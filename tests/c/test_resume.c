@@ -526,6 +526,12 @@ static void test_store_rules(void)
 	}
 	CHECK(hs_path_flags(0x80 | HS_PATH_LOSSY, 0, 0, 100000) == 0x80 && hs_path_flags(0x80, 1, 0, 0) == (0x80 | HS_PATH_LOSSY),
 	      "other bits kept");
+	/* A flow that sent no more than its jump measured only the entry's pacing rate and
+	 * leaves the entry; one packet more, a retreat, or no jump: it stores. */
+	CHECK(hs_flow_only_jumped(85, 0, 23) && hs_flow_only_jumped(85, 0, 85), "all data in the jump: entry left");
+	CHECK(!hs_flow_only_jumped(85, 0, 86), "beyond the jump: stores");
+	CHECK(!hs_flow_only_jumped(85, 1, 23), "a retreat: stores what it measured");
+	CHECK(!hs_flow_only_jumped(0, 0, 5), "no jump: stores");
 }
 
 static void test_random_loss_floor(void)
