@@ -213,7 +213,7 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 
 	if (!flow)
 		return ssthresh;
-	hs_note_congestion(sk, &flow->start, bbr_of(sk)->min_rtt_us);
+	hs_note_congestion(sk, HS_CC_S_BBR, &flow->start, bbr_of(sk)->min_rtt_us);
 	if (!hs_resume_active(&flow->start.resume))
 		return ssthresh;
 	cfg = hs_get_config();

@@ -121,7 +121,7 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	__u32 retreat, pipe;
 
 	hs_guard_ssthresh(&flow->guard, tp->high_seq);
-	hs_note_congestion(sk, &flow->start, flow->min_rtt_us);
+	hs_note_congestion(sk, HS_CC_S_CUBIC, &flow->start, flow->min_rtt_us);
 	flow->congested = 1;
 	flow->loss_floor = 0;
 	flow->probe.active = 0;
@@ -241,7 +241,9 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 	case HS_PROBE_QUEUE:
 		hs_count(HS_CC_S_CUBIC, HS_PROBE_QUEUE_EXITS);
 		cfg = hs_get_config();
-		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct);
+		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct,
+					       hs_rate_pipe(tp->rate_delivered, tp->rate_interval_us, flow->min_rtt_us),
+					       flow->start.resume.jump_cwnd);
 		tp->snd_ssthresh = tp->snd_cwnd;
 		break;
 	case HS_PROBE_CLEAR:

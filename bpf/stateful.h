@@ -27,12 +27,14 @@ struct hs_start {
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
 	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
-	__u8 loss_no_queue;         /* a congestion signal came with no queue in the RTT */
+	__u8 loss_no_queue;         /* a congestion episode was random loss (lib/store.h, hs_episode_random) */
+	__u8 no_queue_pending;      /* the latest episode began with no queue in the RTT: random unless it loses a run */
 	__u8 path_lossy;            /* the entry the jump came from was marked HS_PATH_LOSSY */
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
+	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
 };
 
@@ -366,13 +368,32 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 	return 1;
 }
 
-/* ssthresh, on every congestion signal of the flow (resuming or not): one that comes
- * with no queue in the smoothed RTT is random loss (a queue shows before an overflow),
- * and marks the path lossy when the flow stores (hs_path_flags). */
-static __always_inline void hs_note_congestion(struct sock *sk, struct hs_start *st, __u32 min_rtt_us)
+/* The episode that began with no queue (if any), ended by the next signal or the
+ * flow's end: random loss unless it retransmitted a run (hs_episode_random). */
+static __always_inline int hs_no_queue_episode_random(const struct hs_start *st, __u32 total_retrans)
 {
-	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(hs_tcp_sk(sk)->srtt_us >> 3, min_rtt_us))
-		st->loss_no_queue = 1;
+	return st->no_queue_pending && hs_episode_random(total_retrans - st->no_queue_retrans_at);
+}
+
+/* ssthresh, on every congestion signal of the flow (resuming or not): an episode that
+ * begins with no queue in the smoothed RTT (a queue shows before an overflow) and
+ * loses no run is random loss, and marks the path lossy when the flow stores
+ * (hs_path_flags). One that lost a run is counted (no_queue_overflows). */
+static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+
+	if (st->no_queue_pending) {
+		if (hs_no_queue_episode_random(st, tp->total_retrans))
+			st->loss_no_queue = 1;
+		else
+			hs_count(cc, HS_NO_QUEUE_OVERFLOWS);
+		st->no_queue_pending = 0;
+	}
+	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
+		st->no_queue_pending = 1;
+		st->no_queue_retrans_at = tp->total_retrans;
+	}
 }
 
 /* set_state: the first sign of loss (Disorder: a dupACK or SACK) ends the window
@@ -476,7 +497,8 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.source = cc;
-	entry.flags = hs_path_flags(old ? old->flags : 0, st->loss_no_queue, tp->total_retrans, tp->segs_out);
+	entry.flags = hs_path_flags(old ? old->flags : 0, st->loss_no_queue || hs_no_queue_episode_random(st, tp->total_retrans),
+				    tp->total_retrans, tp->segs_out);
 	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);
 	hs_count(cc, HS_STORES);
 }

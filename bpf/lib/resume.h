@@ -516,16 +516,40 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 	return HS_PROBE_GOING;
 }
 
-/* The window without drain_pct % of the queue the RTT shows (100: cwnd × min RTT /
- * RTT), at least IW (or cwnd, if that is less). */
-HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us, __u32 drain_pct)
+/* The window without drain_pct % of the queue, at least IW (or cwnd, if that is
+ * less). The queue is cwnd minus the pipe, and the pipe is read two ways: cwnd × min
+ * RTT / RTT, and the delivery rate × min RTT (rate_pipe, 0: none). The RTT the probe
+ * ended on is the smallest of a block of samples sent up to a round before: it lags
+ * the window, so its pipe reads high (10 ms path, 0.5 BDP buffer: 104 packets of an
+ * 85-packet pipe, and congestion avoidance from there overflowed the 43-packet buffer
+ * with 1-2 drops that cost the flow 4 %). Once a queue shows, the delivery rate is the
+ * bottleneck's: the lower of the two is taken, but never below floor (the validated
+ * jump's window, so that a rate sample taken in a lull cannot drain below what the
+ * path carried). */
+HS_INLINE __u32 hs_drained_cwnd(__u32 cwnd, __u32 min_rtt_us, __u32 rtt_us, __u32 drain_pct, __u32 rate_pipe,
+				__u32 floor)
 {
 	__u64 empty = rtt_us > min_rtt_us ? (__u64)cwnd * min_rtt_us / rtt_us : cwnd;
-	__u64 c = cwnd - (cwnd - empty) * (drain_pct > 100 ? 100 : drain_pct) / 100;
+	__u64 c;
 
+	if (rate_pipe && rate_pipe < empty)
+		empty = rate_pipe > floor ? rate_pipe : (floor < empty ? floor : empty);
+	c = cwnd - (cwnd - empty) * (drain_pct > 100 ? 100 : drain_pct) / 100;
 	if (c >= HS_INIT_CWND)
 		return (__u32)c;
 	return cwnd < HS_INIT_CWND ? cwnd : HS_INIT_CWND;
+}
+
+/* The pipe a delivery rate sample implies: delivered packets over interval_us, times
+ * min RTT (0: no sample). */
+HS_INLINE __u32 hs_rate_pipe(__u32 delivered, __u32 interval_us, __u32 min_rtt_us)
+{
+	__u64 pipe;
+
+	if (!delivered || !interval_us || !min_rtt_us)
+		return 0;
+	pipe = (__u64)delivered * min_rtt_us / interval_us;
+	return pipe > 0xffffffffULL ? 0xffffffffU : (__u32)pipe;
 }
 
 /* knob probe_loss_floor: the ssthresh the kernel's slow start from IW would keep after

@@ -132,7 +132,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
     "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
-    "store_jump_only" = "HS_STORE_JUMP_ONLY",
+    "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -356,7 +356,7 @@ pub const KNOBS: &[Knob] = &[
         name: "probe_drain_pct",
         kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
         default: 50,
-        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (100: cwnd x min RTT / RTT, which on varying links, read from the RTT's swings, left flows below cubic's window; 0: none, which overflows shallow buffers)",
+        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (the queue: cwnd less the lower of cwnd x min RTT / RTT and delivery rate x min RTT, the latter not below the jump; 100 with the RTT alone, on varying links, read from the RTT's swings, left flows below cubic's window; 0: none, which overflows shallow buffers)",
     },
     Knob {
         name: "after_jump_lossy",

@@ -357,12 +357,24 @@ static void test_probe(void)
 	CHECK(hs_probe_may_grow(100, 51) && !hs_probe_may_grow(100, 50) && !hs_probe_may_grow(100, 0), "cwnd-limited rule");
 	CHECK(hs_probe_may_grow(0xffffffffU, 0x80000000U), "no overflow in 2 x max_packets_out");
 	/* Draining: 600 packets at 75 ms over a 50 ms path hold 200 in the queue. */
-	CHECK(hs_drained_cwnd(600, 50000, 75000, 100) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000, 100));
-	CHECK(hs_drained_cwnd(600, 50000, 75000, 50) == 500, "half the queue: %u", hs_drained_cwnd(600, 50000, 75000, 50));
-	CHECK(hs_drained_cwnd(600, 50000, 75000, 0) == 600, "none of it");
-	CHECK(hs_drained_cwnd(600, 50000, 40000, 100) == 600, "an RTT below the minimum drains nothing");
-	CHECK(hs_drained_cwnd(12, 50000, 500000, 100) == HS_INIT_CWND, "never below IW");
-	CHECK(hs_drained_cwnd(6, 50000, 500000, 100) == 6, "nor above a cwnd already below IW");
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 100, 0, 0) == 400, "drained %u", hs_drained_cwnd(600, 50000, 75000, 100, 0, 0));
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 50, 0, 0) == 500, "half the queue: %u", hs_drained_cwnd(600, 50000, 75000, 50, 0, 0));
+	CHECK(hs_drained_cwnd(600, 50000, 75000, 0, 0, 0) == 600, "none of it");
+	CHECK(hs_drained_cwnd(600, 50000, 40000, 100, 0, 0) == 600, "an RTT below the minimum drains nothing");
+	CHECK(hs_drained_cwnd(12, 50000, 500000, 100, 0, 0) == HS_INIT_CWND, "never below IW");
+	CHECK(hs_drained_cwnd(6, 50000, 500000, 100, 0, 0) == 6, "nor above a cwnd already below IW");
+	/* The probe's lagging RTT reads 104 of an 85-packet pipe (10 ms, 0.5 BDP): the
+	 * delivery rate's pipe is taken, not below the jump, never above the RTT's. */
+	CHECK(hs_drained_cwnd(125, 10200, 12250, 50, 85, 80) == 105, "rate pipe: %u", hs_drained_cwnd(125, 10200, 12250, 50, 85, 80));
+	CHECK(hs_drained_cwnd(125, 10200, 12250, 50, 40, 80) == 103, "a lull's rate: not below the jump: %u",
+	      hs_drained_cwnd(125, 10200, 12250, 50, 40, 80));
+	CHECK(hs_drained_cwnd(125, 10200, 12250, 50, 40, 110) == hs_drained_cwnd(125, 10200, 12250, 50, 0, 0),
+	      "a jump above the RTT's pipe: the RTT's");
+	CHECK(hs_drained_cwnd(125, 10200, 12250, 50, 200, 80) == hs_drained_cwnd(125, 10200, 12250, 50, 0, 0),
+	      "a rate pipe above the RTT's: the RTT's");
+	CHECK(hs_rate_pipe(85, 10200, 10200) == 85 && hs_rate_pipe(0, 10200, 10200) == 0 && hs_rate_pipe(85, 0, 10200) == 0,
+	      "rate pipe");
+	CHECK(hs_rate_pipe(0xffffffffU, 1, 0xffffffffU) == 0xffffffffU, "rate pipe saturates");
 }
 
 /* probe_then_slow_start: slow start takes over at the end of the second round or a
@@ -532,6 +544,10 @@ static void test_store_rules(void)
 	CHECK(!hs_flow_only_jumped(85, 0, 86), "beyond the jump: stores");
 	CHECK(!hs_flow_only_jumped(85, 1, 23), "a retreat: stores what it measured");
 	CHECK(!hs_flow_only_jumped(0, 0, 5), "no jump: stores");
+	/* An episode with no queue in the RTT: random loss if it retransmitted fewer than a
+	 * run (one, or a spurious one undone), an overflow if it lost a run. */
+	CHECK(hs_episode_random(0) && hs_episode_random(1) && hs_episode_random(HS_OVERFLOW_RUN - 1), "few losses: random");
+	CHECK(!hs_episode_random(HS_OVERFLOW_RUN) && !hs_episode_random(46), "a run: an overflow");
 }
 
 static void test_random_loss_floor(void)
