@@ -29,6 +29,7 @@ struct hs_start {
 	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
 	__u8 loss_no_queue;         /* a congestion episode was random loss (lib/store.h, hs_episode_random) */
 	__u8 no_queue_pending;      /* the latest episode began with no queue in the RTT: random unless it loses a run */
+	__u8 no_queue_rising;       /* ... but with the smoothed RTT above half the queue threshold */
 	__u8 path_lossy;            /* the entry the jump came from was marked HS_PATH_LOSSY */
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
@@ -369,15 +370,16 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 }
 
 /* The episode that began with no queue (if any), ended by the next signal or the
- * flow's end: random loss unless it retransmitted a run (hs_episode_random). */
+ * flow's end: random loss unless it retransmitted a run with the RTT rising
+ * (hs_episode_random). */
 static __always_inline int hs_no_queue_episode_random(const struct hs_start *st, __u32 total_retrans)
 {
-	return st->no_queue_pending && hs_episode_random(total_retrans - st->no_queue_retrans_at);
+	return st->no_queue_pending && hs_episode_random(total_retrans - st->no_queue_retrans_at, st->no_queue_rising);
 }
 
 /* ssthresh, on every congestion signal of the flow (resuming or not): an episode that
- * begins with no queue in the smoothed RTT (a queue shows before an overflow) and
- * loses no run is random loss, and marks the path lossy when the flow stores
+ * begins with no queue in the smoothed RTT (a queue shows before an overflow) is
+ * random loss unless it lost a run as the RTT began to rise, and marks the path lossy when the flow stores
  * (hs_path_flags). One that lost a run is counted (no_queue_overflows). */
 static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us)
 {
@@ -392,6 +394,7 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 	}
 	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
 		st->no_queue_pending = 1;
+		st->no_queue_rising = hs_queue_rising(tp->srtt_us >> 3, min_rtt_us);
 		st->no_queue_retrans_at = tp->total_retrans;
 	}
 }

@@ -27,7 +27,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_off_flows_total", kind: "counter", help: "Flows started as the kernel's because mode=off." },
     Family { name: "headstart_shared_jumps_total", kind: "counter", help: "concurrency=split: jumps that shared their entry's rate with concurrent resumers." },
     Family { name: "headstart_rwnd_receiver_behind_total", kind: "counter", help: "Receive-window overrides ended early because the receiver's own window shrank (its application fell behind)." },
-    Family { name: "headstart_no_queue_overflows_total", kind: "counter", help: "Loss episodes that began with no queue in the smoothed RTT but lost a run of packets: read as overflows, so the path is not marked lossy." },
+    Family { name: "headstart_no_queue_overflows_total", kind: "counter", help: "Loss episodes that began with no queue in the smoothed RTT, but with it rising, and lost a run of packets: read as overflows, so the path is not marked lossy." },
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
     Family { name: "headstart_hooks_missed_total", kind: "counter", help: "Loss episodes the kernel began without running the controller's ssthresh and set_state (ssthresh left a stale stack word); the controller replayed them at its next hook." },

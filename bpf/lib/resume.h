@@ -279,15 +279,28 @@ HS_INLINE int hs_resume_retreat(struct hs_resume *r, __u32 beta_pct, __u32 snd_n
 #define HS_QUEUE_DELAY_MIN_US 2000U
 #define HS_QUEUE_DELAY_MAX_US 16000U
 
-HS_INLINE int hs_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
+HS_INLINE __u32 hs_queue_eta(__u32 min_rtt_us)
 {
 	__u32 eta = min_rtt_us >> 3;
 
+	eta = eta < HS_QUEUE_DELAY_MIN_US ? HS_QUEUE_DELAY_MIN_US : eta;
+	return eta > HS_QUEUE_DELAY_MAX_US ? HS_QUEUE_DELAY_MAX_US : eta;
+}
+
+HS_INLINE int hs_queue_seen(__u32 rtt_us, __u32 min_rtt_us)
+{
 	if (!rtt_us || !min_rtt_us)
 		return 0;
-	eta = eta < HS_QUEUE_DELAY_MIN_US ? HS_QUEUE_DELAY_MIN_US : eta;
-	eta = eta > HS_QUEUE_DELAY_MAX_US ? HS_QUEUE_DELAY_MAX_US : eta;
-	return rtt_us > min_rtt_us + eta;
+	return rtt_us > min_rtt_us + hs_queue_eta(min_rtt_us);
+}
+
+/* Half that threshold: a queue the smoothed RTT has begun to show (1.5 ms on a 10 ms
+ * path as a probe's burst overflowed a 5 ms buffer). */
+HS_INLINE int hs_queue_rising(__u32 rtt_us, __u32 min_rtt_us)
+{
+	if (!rtt_us || !min_rtt_us)
+		return 0;
+	return rtt_us > min_rtt_us + hs_queue_eta(min_rtt_us) / 2;
 }
 
 /* The rate test, on each ACK of Validating until it passes: from a quarter of the

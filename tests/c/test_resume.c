@@ -545,9 +545,15 @@ static void test_store_rules(void)
 	CHECK(!hs_flow_only_jumped(85, 1, 23), "a retreat: stores what it measured");
 	CHECK(!hs_flow_only_jumped(0, 0, 5), "no jump: stores");
 	/* An episode with no queue in the RTT: random loss if it retransmitted fewer than a
-	 * run (one, or a spurious one undone), an overflow if it lost a run. */
-	CHECK(hs_episode_random(0) && hs_episode_random(1) && hs_episode_random(HS_OVERFLOW_RUN - 1), "few losses: random");
-	CHECK(!hs_episode_random(HS_OVERFLOW_RUN) && !hs_episode_random(46), "a run: an overflow");
+	 * run (one, or a spurious one undone), or if the RTT had not begun to rise; an
+	 * overflow if it lost a run as the RTT rose. */
+	CHECK(hs_episode_random(0, 1) && hs_episode_random(1, 1) && hs_episode_random(HS_OVERFLOW_RUN - 1, 1), "few losses: random");
+	CHECK(!hs_episode_random(HS_OVERFLOW_RUN, 1) && !hs_episode_random(46, 1), "a run as the RTT rose: an overflow");
+	CHECK(hs_episode_random(46, 0), "a run with a flat RTT (random loss of 1 %%): random");
+	/* Rising: above half the queue threshold (2 ms at 10 ms: 1 ms). */
+	CHECK(hs_queue_rising(11800, 10300) && !hs_queue_seen(11800, 10300), "1.5 ms on a 10 ms path: rising, no queue");
+	CHECK(!hs_queue_rising(11200, 10300), "0.9 ms: flat");
+	CHECK(!hs_queue_rising(0, 10300) && !hs_queue_rising(11800, 0), "no samples: flat");
 }
 
 static void test_random_loss_floor(void)
