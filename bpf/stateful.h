@@ -379,8 +379,9 @@ static __always_inline int hs_no_queue_episode_random(const struct hs_start *st,
 
 /* ssthresh, on every congestion signal of the flow (resuming or not): an episode that
  * begins with no queue in the smoothed RTT (a queue shows before an overflow) is
- * random loss unless it lost a run as the RTT began to rise, and marks the path lossy when the flow stores
- * (hs_path_flags). One that lost a run is counted (no_queue_overflows). */
+ * random loss unless it lost a run as the RTT began to rise, and marks the path lossy
+ * when the flow stores (hs_path_flags). One that lost a run is counted
+ * (no_queue_overflows). */
 static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
