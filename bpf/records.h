@@ -27,15 +27,16 @@ struct hs_path {
 	/* Fields are only ever appended: an older record is a prefix of this one, and
 	 * `headstart load` carries an older table over (zeros for the new fields). */
 	__u32 agreed;               /* storing flows in a row whose estimate agreed with the entry (lib/store.h) */
-	__u32 pad;
+	__u32 clean_segs;           /* HS_PATH_LOSSY: segments sent clean in a row since (lib/store.h) */
 };
 _Static_assert(sizeof(struct hs_path) == 48, "hs_path is 48 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
 _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout");
 
 /* hs_path.flags. LOSSY: a storing flow lost packets with no queue in its RTT (random
- * loss, not its own overshoot); a long flow without a retransmission clears it
- * (lib/store.h). A jump to a lossy path gets no window override (knob rwnd_lossy). */
+ * loss, not its own overshoot); HS_LOSS_CLEAR_SEGS segments sent clean in a row, by
+ * one flow or several, clear it (lib/store.h). A jump to a lossy path gets no window
+ * override (knob rwnd_lossy). */
 #define HS_PATH_LOSSY 0x1
 
 /* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */

@@ -380,7 +380,7 @@ static __always_inline int hs_no_queue_episode_random(const struct hs_start *st,
 /* ssthresh, on every congestion signal of the flow (resuming or not): an episode that
  * begins with no queue in the smoothed RTT (a queue shows before an overflow) is
  * random loss unless it lost a run as the RTT began to rise, and marks the path lossy
- * when the flow stores (hs_path_flags). One that lost a run is counted
+ * when the flow stores (hs_mark_after). One that lost a run is counted
  * (no_queue_overflows). */
 static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us)
 {
@@ -457,6 +457,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_path *old, entry = {};
+	struct hs_loss_mark mark;
 	struct hs_addr peer;
 
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
@@ -501,8 +502,12 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.source = cc;
-	entry.flags = hs_path_flags(old ? old->flags : 0, st->loss_no_queue || hs_no_queue_episode_random(st, tp->total_retrans),
-				    tp->total_retrans, tp->segs_out);
+	mark.flags = old ? old->flags : 0;
+	mark.clean_segs = old ? old->clean_segs : 0;
+	mark = hs_mark_after(mark, st->loss_no_queue || hs_no_queue_episode_random(st, tp->total_retrans),
+			     tp->total_retrans, tp->segs_out);
+	entry.flags = mark.flags;
+	entry.clean_segs = mark.clean_segs;
 	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);
 	hs_count(cc, HS_STORES);
 }

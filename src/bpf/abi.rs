@@ -56,7 +56,7 @@ c_record! {
         pub flags: u16,
         pub resumers: u32,
         pub agreed: u32,
-        pub pad: u32,
+        pub clean_segs: u32,
     }
 }
 

@@ -547,6 +547,7 @@ fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()>
                 age_s: now.saturating_sub(e.stored_ns) as f64 / 1e9,
                 source: table::source_name(e).to_string(),
                 lossy: e.flags & abi::PATH_LOSSY != 0,
+                clean_segs: e.clean_segs,
                 agreed: e.agreed,
             })
             .collect(),

@@ -67,6 +67,8 @@ pub struct EntryReport {
     /// A storing flow lost packets with no queue in its RTT (random loss): jumps to it
     /// get no window override unless rwnd_lossy is on.
     pub lossy: bool,
+    /// Lossy: segments sent without a retransmission since the mark (it clears at 10,000).
+    pub clean_segs: u32,
     /// Its confidence: storing flows in a row whose estimate agreed with it (within 25 %).
     pub agreed: u32,
     /// Flows resuming from it now (concurrency=split).
@@ -83,6 +85,7 @@ impl EntryReport {
             age_s: now_boot_ns.saturating_sub(e.stored_ns) as f64 / 1e9,
             source: table::source_name(e),
             lossy: e.flags & super::abi::PATH_LOSSY != 0,
+            clean_segs: e.clean_segs,
             agreed: e.agreed,
             resumers: e.resumers,
         }
@@ -99,7 +102,7 @@ impl EntryReport {
             self.agreed,
             self.age_s,
             self.source,
-            if self.lossy { ", lossy" } else { "" }
+            if self.lossy { format!(", lossy ({} segments clean since)", self.clean_segs) } else { String::new() }
         )
     }
 }

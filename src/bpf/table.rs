@@ -58,6 +58,9 @@ pub struct SavedEntry {
     /// HS_PATH_LOSSY (absent in files written before it: not lossy).
     #[serde(default)]
     pub lossy: bool,
+    /// Lossy: segments sent clean since the mark (absent in older files: 0).
+    #[serde(default)]
+    pub clean_segs: u32,
     /// Flows in a row that agreed with it (absent in older files: 0).
     #[serde(default)]
     pub agreed: u32,
@@ -81,7 +84,7 @@ impl SavedTable {
             ensure!(seen.insert(addr_to_key(addr)), "{}: duplicate peer (the same key as an earlier record)", rec());
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u16;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, agreed: e.agreed, ..Default::default() };
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
             out.push((key_to_addr(&addr_to_key(addr)), entry, e.age_s));
         }
@@ -142,5 +145,19 @@ mod tests {
             let err = format!("{:#}", SavedTable::parse(&bad).unwrap_err());
             assert!(err.contains(why), "expected '{why}' in '{err}'");
         }
+    }
+    #[test]
+    fn a_lossy_mark_comes_back_with_its_clean_count() {
+        let file = |lossy: bool| {
+            format!(
+                r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
+                {{"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic","lossy":{lossy},"clean_segs":4200}}]}}"#
+            )
+        };
+        let e = &SavedTable::parse(&file(true)).unwrap().records[0].1;
+        assert_eq!((e.flags, e.clean_segs), (super::super::abi::PATH_LOSSY, 4200));
+        // A count without the mark means nothing: not carried.
+        let e = &SavedTable::parse(&file(false)).unwrap().records[0].1;
+        assert_eq!((e.flags, e.clean_segs), (0, 0));
     }
 }

@@ -507,13 +507,50 @@ static void test_store_rules(void)
 	 * loss-free flows bring it down at once. */
 	CHECK(hs_rate_to_store(100 * truth, truth, 0, 200, cap) == truth, "honest flow corrects a poisoned entry");
 	CHECK(hs_flow_lossy(11, 1000) && !hs_flow_lossy(10, 1000) && !hs_flow_lossy(0, 0), "lossy: over 1 %%");
-	/* The lossy mark: set by a loss with no queue, kept through short or retransmitting
-	 * flows, cleared by a long clean one; other bits untouched. */
-	CHECK(hs_path_flags(0, 1, 1, 45) == HS_PATH_LOSSY, "a loss with no queue marks");
-	CHECK(hs_path_flags(0, 0, 30, 1000) == 0, "losses with a queue (overshoot) do not");
-	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS - 1) == HS_PATH_LOSSY, "a short clean flow keeps the mark");
-	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 1, 100000) == HS_PATH_LOSSY, "a long flow that retransmitted keeps it");
-	CHECK(hs_path_flags(HS_PATH_LOSSY, 0, 0, HS_LOSS_CLEAR_SEGS) == 0, "a long clean flow clears it");
+	/* The lossy mark: set by a loss with no queue, cleared once HS_LOSS_CLEAR_SEGS went
+	 * out clean in a row, in one flow or several; any retransmission restarts the count. */
+	{
+		struct hs_loss_mark none = { 0, 0 }, m;
+		struct hs_loss_mark marked = { HS_PATH_LOSSY, 0 };
+
+		m = hs_mark_after(none, 1, 1, 45);
+		CHECK(m.flags == HS_PATH_LOSSY && m.clean_segs == 0, "a loss with no queue marks");
+		m = hs_mark_after(none, 0, 30, 1000);
+		CHECK(m.flags == 0 && m.clean_segs == 0, "losses with a queue (overshoot) do not");
+		m = hs_mark_after(none, 0, 0, 5000);
+		CHECK(m.flags == 0 && m.clean_segs == 0, "no mark: nothing counted");
+		m = hs_mark_after(marked, 0, 0, HS_LOSS_CLEAR_SEGS - 1);
+		CHECK(m.flags == HS_PATH_LOSSY && m.clean_segs == HS_LOSS_CLEAR_SEGS - 1, "a clean flow short of the count keeps the mark");
+		m = hs_mark_after(m, 0, 0, 1);
+		CHECK(m.flags == 0 && m.clean_segs == 0, "the last clean segment clears it");
+		m = hs_mark_after(marked, 0, 0, HS_LOSS_CLEAR_SEGS);
+		CHECK(m.flags == 0, "one flow of the whole count clears it");
+		m = hs_mark_after(marked, 0, 0, 1000);
+		m = hs_mark_after(m, 0, 12, 100000);
+		CHECK(m.flags == HS_PATH_LOSSY && m.clean_segs == 0, "retransmissions (an overflow, or loss behind a queue) restart the count");
+		m = hs_mark_after(marked, 0, 0, 1000);
+		m = hs_mark_after(m, 1, 1, 100000);
+		CHECK(m.flags == HS_PATH_LOSSY && m.clean_segs == 0, "a random loss restarts the count");
+		{
+			/* 1,000-segment flows at 0.1 % loss: the old rule cleared on the first
+			 * clean one (37 %); now nine clean in a row keep the mark, the tenth clears. */
+			int i, cleared_at = 0;
+
+			m = marked;
+			for (i = 1; i <= 10 && !cleared_at; i++) {
+				m = hs_mark_after(m, 0, 0, 1000);
+				if (!(m.flags & HS_PATH_LOSSY))
+					cleared_at = i;
+			}
+			CHECK(cleared_at == HS_LOSS_CLEAR_SEGS / 1000, "1,000-segment clean flows clear after %d", cleared_at);
+		}
+		m = hs_mark_after((struct hs_loss_mark){ HS_PATH_LOSSY, 0xfffffff0U }, 0, 0, 0x100);
+		CHECK(m.flags == 0, "the count saturates, it does not wrap");
+		m = hs_mark_after((struct hs_loss_mark){ 0x80 | HS_PATH_LOSSY, 0 }, 0, 0, 100000);
+		CHECK(m.flags == 0x80, "other bits kept when clearing");
+		m = hs_mark_after((struct hs_loss_mark){ 0x80, 0 }, 1, 0, 0);
+		CHECK(m.flags == (0x80 | HS_PATH_LOSSY), "other bits kept when marking");
+	}
 	/* Confidence: flows in a row within 25 %; a confident entry is lowered by one flow to
 	 * no less than the floor; not before it is confident, nor with the floor at 0. */
 	CHECK(hs_agreed_after(0, 0, truth) == 0, "a new entry: no agreement yet");
@@ -536,8 +573,6 @@ static void test_store_rules(void)
 		}
 		CHECK(n == 2, "a real slowdown is stored after %u flows (2: halved, then no longer confident)", n);
 	}
-	CHECK(hs_path_flags(0x80 | HS_PATH_LOSSY, 0, 0, 100000) == 0x80 && hs_path_flags(0x80, 1, 0, 0) == (0x80 | HS_PATH_LOSSY),
-	      "other bits kept");
 	/* A flow that sent no more than its jump measured only the entry's pacing rate and
 	 * leaves the entry; one packet more, a retreat, or no jump: it stores. */
 	CHECK(hs_flow_only_jumped(85, 0, 23) && hs_flow_only_jumped(85, 0, 85), "all data in the jump: entry left");
