@@ -216,6 +216,8 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	} else if ((after == HS_AFTER_PROBE || after == HS_AFTER_PROBE_THEN_SLOW_START) &&
 		   flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 0);
+		if (cwnd < flow->start.start_cwnd)
+			flow->probe.floor_cap = flow->start.start_cwnd;
 		if (after == HS_AFTER_PROBE_THEN_SLOW_START)
 			hs_probe_then_slow_start(&flow->probe, tp->tcp_mstamp, tp->delivered);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */

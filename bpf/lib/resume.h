@@ -407,6 +407,7 @@ struct hs_probe {
 	__u64 round_start_us;       /* ... and when */
 	__u32 prev_round_delivered; /* the previous round's packets delivered ... */
 	__u32 prev_round_us;        /* ... and its length */
+	__u32 floor_cap;            /* the jump's window, if the jump did not all go out: no slow-start floor above it (0: none) */
 };
 
 /* after_jump(_lossy) = probe_then_slow_start: the probe, and from the end of its second
@@ -445,11 +446,19 @@ HS_INLINE void hs_probe_start(struct hs_probe *p, __u32 snd_nxt, __u32 growth_pc
 }
 
 /* The growth for the next ACK: slow start's while cwnd is below where slow start
- * from IW would be at the end of this round, else the probe's. */
+ * from IW would be at the end of this round, else the probe's. Where a jump did not
+ * all go out (the receiver's first window held it: a path marked lossy gets no window
+ * override), the floor stops at the jump's window (floor_cap): the entry says the
+ * path holds that much, and slow start's doubling on from there reached the buffer's
+ * end a round before the RTT could show the queue. Measured at 10 ms, 0.5 BDP, on a
+ * path marked lossy: jumps of 80 held to 45, then the floor's doubling to 172 in a
+ * 129-packet pipe and buffer, 29-54 drops per 0.5-4 MB flow (cubic 11-17). */
 HS_INLINE __u32 hs_probe_growth(const struct hs_probe *p, __u32 cwnd)
 {
 	__u32 shift = p->clear_rounds + 1u + p->rounds_before;
 
+	if (p->floor_cap && cwnd >= p->floor_cap)
+		return p->growth_pct;
 	if (shift < 16 && cwnd < ((__u32)HS_INIT_CWND << shift))
 		return 100;
 	return p->growth_pct;

@@ -345,6 +345,15 @@ static void test_probe(void)
 	CHECK(cwnd == 2 * HS_INIT_CWND + 1, "12 acked from 12: slow start to 2 IW (8), then the probe (4 x 25 %%): %u", cwnd);
 	p.clear_rounds = 40;
 	CHECK(hs_probe_growth(&p, 5) == 25, "the floor stops growing with the shift (no overflow)");
+	/* A jump of 80 the receiver held to 45: the floor (160 by the fourth round) stops
+	 * at the jump's window; below it, it still applies. */
+	hs_probe_start(&p, 100 * MSS, 25, 0);
+	p.floor_cap = 80;
+	p.clear_rounds = 3;
+	CHECK(hs_probe_growth(&p, 79) == 100 && hs_probe_growth(&p, 80) == 25 && hs_probe_growth(&p, 150) == 25,
+	      "a held jump: slow start's floor up to the jump, the probe above");
+	p.clear_rounds = 0;
+	CHECK(hs_probe_growth(&p, 45) == 25, "below the jump, the floor as it is (2 IW in round 0)");
 	/* A probe that begins after a rate test's retreat, one round into the flow: the
 	 * floor is where slow start from IW would be by then (4 IW, then 8 IW). */
 	hs_probe_start(&p, 100 * MSS, 25, 1);
