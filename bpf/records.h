@@ -82,6 +82,7 @@ enum hs_counter {
 	HS_RWND_RECEIVER_BEHIND,    /* window overrides ended early: the receiver's own window shrank (lib/rwnd_grant.h) */
 	HS_STORE_JUMP_ONLY,         /* flows that sent no more than their jump (paced at the entry's rate): entry left as it was (lib/store.h) */
 	HS_NO_QUEUE_OVERFLOWS,      /* loss episodes that began with no queue in the RTT, rising, and lost a run: overflows, the path not marked lossy */
+	HS_PROBE_DRAIN_ANSWERED,    /* s_cubic: a loss of data sent before the probe's drain, answered with beta of the probe's peak (lib/resume.h) */
 	HS_STATEFUL_COUNTERS,
 };
 

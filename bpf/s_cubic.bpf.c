@@ -117,6 +117,7 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	__u32 ssthresh = cubictcp_recalc_ssthresh(sk);
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	int first = !flow->congested, probing = flow->probe.active;
+	__u32 drained_peak = hs_probe_drain_answers(&flow->probe, tp->snd_una);
 	struct hs_config cfg;
 	__u32 retreat, pipe;
 
@@ -131,6 +132,12 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 		return tp->snd_ssthresh;
 	}
 	if (!hs_resume_active(&flow->start.resume)) {
+		/* The probe's drain was this event's response (hs_probe_drain_answers). */
+		if (drained_peak) {
+			hs_count(HS_CC_S_CUBIC, HS_PROBE_DRAIN_ANSWERED);
+			cubic_of(sk)->last_max_cwnd = drained_peak;
+			return hs_drained_event_ssthresh(ssthresh, tp->snd_cwnd, drained_peak, HS_CUBIC_BETA_PCT);
+		}
 		/* probe_loss_floor (lib/resume.h, hs_random_loss_floor) */
 		if (first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us) && hs_get_config().probe_loss_floor)
 			flow->loss_floor = hs_random_loss_floor(tp->delivered, HS_CUBIC_BETA_PCT);
@@ -243,6 +250,7 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 	case HS_PROBE_QUEUE:
 		hs_count(HS_CC_S_CUBIC, HS_PROBE_QUEUE_EXITS);
 		cfg = hs_get_config();
+		hs_probe_drained(&flow->probe, tp->snd_nxt, tp->snd_cwnd);
 		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct,
 					       hs_rate_pipe(tp->rate_delivered, tp->rate_interval_us, flow->min_rtt_us),
 					       flow->start.resume.jump_cwnd);

@@ -27,6 +27,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_off_flows_total", kind: "counter", help: "Flows started as the kernel's because mode=off." },
     Family { name: "headstart_shared_jumps_total", kind: "counter", help: "concurrency=split: jumps that shared their entry's rate with concurrent resumers." },
     Family { name: "headstart_rwnd_receiver_behind_total", kind: "counter", help: "Receive-window overrides ended early because the receiver's own window shrank (its application fell behind)." },
+    Family { name: "headstart_probe_drain_answered_total", kind: "counter", help: "s_cubic: losses of data sent before the probe's drain, answered as one congestion event with the drain (ssthresh = beta of the window the probe reached)." },
     Family { name: "headstart_no_queue_overflows_total", kind: "counter", help: "Loss episodes that began with no queue in the smoothed RTT, but with it rising, and lost a run of packets: read as overflows, so the path is not marked lossy." },
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
@@ -76,6 +77,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "rwnd_receiver_behind" => f("headstart_rwnd_receiver_behind_total", None),
         "probe_queue_exits" => f("headstart_probe_ends_total", Some(("end", "queue"))),
         "probe_handovers" => f("headstart_probe_ends_total", Some(("end", "handover"))),
+        "probe_drain_answered" => f("headstart_probe_drain_answered_total", None),
         "hooks_missed" => f("headstart_hooks_missed_total", None),
         // suss
         "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),

@@ -133,6 +133,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
+    "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and

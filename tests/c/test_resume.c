@@ -362,6 +362,22 @@ static void test_probe(void)
 	hs_probe_on_ack(&p, 50000, 50000, 100 * MSS, 130 * MSS, 0, 0);
 	CHECK(hs_probe_growth(&p, 8 * HS_INIT_CWND - 1) == 100 && hs_probe_growth(&p, 8 * HS_INIT_CWND) == 25,
 	      "later probe, round 1: up to 8 IW");
+	/* The drain answers the probe's queue: the first congestion signal for data sent
+	 * before it is that event's, once; one for data sent after it is a new event. */
+	hs_probe_start(&p, 100 * MSS, 25, 0);
+	CHECK(!hs_probe_drain_answers(&p, 50 * MSS), "no drain, nothing answered");
+	hs_probe_drained(&p, 300 * MSS, 130);
+	CHECK(hs_probe_drain_answers(&p, 250 * MSS) == 130, "a hole sent before the drain: the probe's peak");
+	CHECK(!hs_probe_drain_answers(&p, 260 * MSS), "once only");
+	hs_probe_drained(&p, 300 * MSS, 130);
+	CHECK(!hs_probe_drain_answers(&p, 300 * MSS) && !p.drain_peak, "sent at or after the drain: a new event, and the drain is spent");
+	hs_probe_drained(&p, 0x10, 130);
+	CHECK(hs_probe_drain_answers(&p, 0xfffffff0U) == 130, "sequence wrap");
+	/* Its ssthresh: beta of the peak (130 -> 91), not beta of the drained 111 (77);
+	 * never above cwnd now, never below Cubic's own. */
+	CHECK(hs_drained_event_ssthresh(77, 111, 130, 70) == 91, "beta of the peak: %u", hs_drained_event_ssthresh(77, 111, 130, 70));
+	CHECK(hs_drained_event_ssthresh(60, 86, 200, 70) == 86, "no more than cwnd now");
+	CHECK(hs_drained_event_ssthresh(95, 136, 130, 70) == 95, "Cubic's own where that is more");
 	/* Growth only while cwnd limits: below twice the most packets in flight. */
 	CHECK(hs_probe_may_grow(100, 51) && !hs_probe_may_grow(100, 50) && !hs_probe_may_grow(100, 0), "cwnd-limited rule");
 	CHECK(hs_probe_may_grow(0xffffffffU, 0x80000000U), "no overflow in 2 x max_packets_out");
