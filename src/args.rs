@@ -253,9 +253,10 @@ pub struct SweepArgs {
     /// Size of the warm-up flow (default: the measured flow's size).
     #[arg(long)]
     pub warm_size: Option<String>,
-    /// Start from the path table as it is (entries set by hand or left by earlier runs).
-    /// Without it a sweep forgets its peer first and, with --warm, primes the table with
-    /// one flow of at least 1 MB (role "primer"), so that every run starts alike.
+    /// Start from the path table as it is (entries set by hand or left by earlier runs),
+    /// and, without --warm, keep it between flows. Without it a sweep forgets its peer
+    /// first (and, without --warm, before every flow) and, with --warm, primes the table
+    /// with one flow of at least 1 MB (role "primer"), so that every run starts alike.
     #[arg(long)]
     pub keep_table: bool,
     /// Random loss on the downlink (e.g. 0.1%).

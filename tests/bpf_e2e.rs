@@ -868,6 +868,37 @@ fn lossy_entry_file(f: &Fresh, bw: u64) -> PathBuf {
     path
 }
 
+/// The lossy mark clears only after 10,000 segments sent without a retransmission in a
+/// row (lib/store.h), counted across flows in the entry: one clean 2 MB flow (about
+/// 1,450 segments; the old rule cleared on 1,000) leaves it, and the one that brings
+/// the count past 10,000 clears it. The default path is clean, so no flow retransmits.
+#[test]
+fn a_lossy_mark_clears_after_ten_thousand_clean_segments_not_one_clean_flow() {
+    let f = Fresh::new("lossyclear");
+    let entry = |clean: u32| {
+        let path = f.path(&format!("lossy-{clean}.json"));
+        let e = format!(r#"{{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":50000,"flows":3,"age_s":1.0,"source":"s_cubic","lossy":true,"clean_segs":{clean}}}"#);
+        std::fs::write(&path, table_file(unix_now(), &[e])).unwrap();
+        path
+    };
+    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    for (clean, name) in [(0u32, "fromzero"), (9000, "nearly")] {
+        let table = entry(clean);
+        let out = rate_sweep(&f, name, &[&["load"], &["table", "restore", table.to_str().unwrap()]], &["--cc", "s_cubic", "--sizes", "2m", "--keep-table"]);
+        let rows = headstart::lab::report::read_rows(&out).unwrap();
+        assert_eq!(rows.len(), 1, "one flow: {rows:?}");
+        assert_eq!(rows[0].retrans, Some(0), "a clean flow: {:?}", rows[0]);
+        let e = get();
+        if clean == 0 {
+            let n = e["clean_segs"].as_u64().unwrap();
+            assert_eq!(e["lossy"].as_bool(), Some(true), "one clean 2 MB flow keeps the mark: {e}");
+            assert!((1400..=1700).contains(&n), "and counts its segments: {e}");
+        } else {
+            assert_eq!((e["lossy"].as_bool(), e["clean_segs"].as_u64()), (Some(false), Some(0)), "past 10,000: cleared: {e}");
+        }
+    }
+}
+
 /// After a jump to a path marked lossy, growth follows after_jump_lossy, not after_jump.
 /// Behind a lossy-marked entry at a fifth of the path's rate (a clean 100 Mbit/s, 50 ms
 /// path here, so nothing else decides), slow start from the jump finishes a 4 MB flow

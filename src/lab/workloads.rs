@@ -140,7 +140,11 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                     for c in cc {
                         pb.set_message(format!("{} {}", c.label, crate::units::fmt_size(size)));
                         if !*warm {
-                            lab.forget_peers(0); // a cold start: no history for this peer
+                            // A cold start: no history for this peer, unless the table
+                            // is to be kept (then each flow meets what the last left).
+                            if !*keep_table {
+                                lab.forget_peers(0);
+                            }
                         } else {
                             lab.name_next_flow(ordinal);
                             let o = lab.flow(0, 0, c, warm_size.unwrap_or(size), *ipv6)?;
