@@ -83,6 +83,7 @@ enum hs_counter {
 	HS_STORE_JUMP_ONLY,         /* flows that sent no more than their jump (paced at the entry's rate): entry left as it was (lib/store.h) */
 	HS_NO_QUEUE_OVERFLOWS,      /* loss episodes that began with no queue in the RTT, rising, and lost a run: overflows, the path not marked lossy */
 	HS_PROBE_DRAIN_ANSWERED,    /* s_cubic: a loss of data sent before the probe's drain, answered with beta of the probe's peak (lib/resume.h) */
+	HS_UNTRUSTED,               /* flows whose socket's owner uid is above trusted_uid_max: the kernel's own, table untouched */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -167,8 +168,9 @@ struct hs_config {
 	__u32 probe_loss_floor;     /* switch: a random first loss while probing keeps slow start's ssthresh */
 	__u32 min_jump_pkts;        /* s_cubic: no jump from a saved BDP below this (RFC 9959: 4 x IW) */
 	__u32 gcbe_aggregation;     /* switch: GCBE also reads ACK bursts on a grid (estimator.h) */
+	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 };
-_Static_assert(sizeof(struct hs_config) == 38 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 39 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -32,6 +32,7 @@ struct hs_start {
 	__u8 no_queue_rising;       /* ... but with the smoothed RTT above half the queue threshold */
 	__u8 path_lossy;            /* the entry the jump came from was marked HS_PATH_LOSSY */
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
+	__u8 untrusted;             /* the socket's owner uid is above trusted_uid_max: no lookup, no store */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
@@ -161,6 +162,20 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
+	/* Who may use the table: the controllers are in tcp_allowed_congestion_control
+	 * (and are every socket's if one is the default), so a local user's own flows
+	 * would write entries for any address it reaches (evicting the server's from the
+	 * LRU table), lease or delete entries by retreating, and read a peer's cached rate
+	 * back through its cwnd. A socket owned by a uid above trusted_uid_max is the
+	 * kernel's own controller and leaves the table alone. sk_uid is the creator's
+	 * fsuid; an accepted socket's is its listener's until accept(), so at init it
+	 * names whoever opened the listening port. */
+	if (sk->sk_uid.val > cfg->trusted_uid_max) {
+		st->untrusted = 1;
+		hs_count(cc, HS_UNTRUSTED);
+		st->outcome = HS_UNTRUSTED;
+		return 0;
+	}
 	if (cfg->mode == HS_MODE_OFF) {
 		hs_count(cc, HS_OFF);
 		st->outcome = HS_OFF;
@@ -451,7 +466,8 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
  * raised at most store_max_raise_pct per flow, not lowered by more than an eighth by
  * a flow that lived in loss recovery (store_lossy_keep), nor below
  * store_confident_floor_pct of a confident one; a flow that sent no more than its jump
- * leaves the entry as it was (hs_flow_only_jumped). An entry keeps its lease. */
+ * leaves the entry as it was (hs_flow_only_jumped); a flow of an untrusted socket
+ * stores nothing. An entry keeps its lease. */
 static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
 				     const struct hs_start *st, __u64 bw, __u32 min_rtt_us, int short_flow_rule)
 {
@@ -462,6 +478,8 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
 	 * estimate is one the flow would have been allowed to store. */
+	if (st->untrusted)  /* counted at init; it neither reads nor writes the table */
+		return;
 	if (st->shadow && hs_worth_storing(bw, min_rtt_us, tp->mss_cache) &&
 	    (!short_flow_rule || hs_bbr_may_overwrite(tp->bytes_acked, st->cached_Bps, min_rtt_us))) {
 		hs_count(cc, HS_SHADOW_SCORED);

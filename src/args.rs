@@ -303,6 +303,11 @@ pub struct SweepArgs {
     /// application that falls behind: its receive buffer fills), e.g. 30ms.
     #[arg(long)]
     pub reader_stall: Option<String>,
+    /// The lab's server opens its listening sockets as this uid (a server that runs as
+    /// an unprivileged user; knob trusted_uid_max decides whether its flows use the
+    /// path table).
+    #[arg(long)]
+    pub server_uid: Option<u32>,
     #[command(flatten)]
     pub out: OutArgs,
 }

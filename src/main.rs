@@ -270,6 +270,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,
+                server_uid: a.server_uid,
                 knobs: Default::default(),
             };
             results(&run::run_experiment(text, &output(a.out))?)

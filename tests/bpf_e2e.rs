@@ -974,6 +974,49 @@ fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
     assert!(counter(&status(), "s_cubic", "lossy_no_rwnd") >= 1, "the first warm-up jumped to the entry as restored");
 }
 
+/// The table is the server's: the flows of a socket whose owner uid is above
+/// trusted_uid_max (a local user who selected the controllers for its own sockets) run
+/// as the kernel's controllers and leave the entry alone. The entry is 10x the path's
+/// rate, so a flow that did jump from it would retreat and delete it, and one that
+/// stored would change it. Raising the knob to that uid gives the flows the table back.
+#[test]
+fn a_local_users_flows_neither_read_nor_write_the_table() {
+    let f = Fresh::new("uid");
+    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    ok(&["load"]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&ok(&["config", "--json"])).unwrap()["trusted_uid_max"], "999", "root and system accounts by default");
+    ok(&["table", "set", "10.77.1.1", "--bw", "1gbit", "--rtt", "50ms"]);
+    let before = get();
+    let out = f.path("nobody");
+    sweep(&out, &["--cc", "s_cubic,s_bbr", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    assert_eq!(rows.len(), 4, "a warm-up and a measured flow per controller: {rows:?}");
+    for r in &rows {
+        assert_eq!((r.resume.as_deref(), r.jump_cwnd), (Some("untrusted"), Some(0)), "no jump: {r:?}");
+    }
+    let after = get();
+    for field in ["bw_bytes_per_s", "min_rtt_us", "flows", "lossy", "agreed", "source"] {
+        assert_eq!(after[field], before[field], "{field}: the entry as it was set: {before} -> {after}");
+    }
+    let st = status();
+    for cc in ["s_cubic", "s_bbr"] {
+        assert_eq!(counter(&st, cc, "untrusted"), 2, "{st}");
+        assert_eq!(counter(&st, cc, "flows"), 2, "{st}");
+        for none in ["hits", "misses", "jumps", "stores", "skipped", "discards"] {
+            assert_eq!(counter(&st, cc, none), 0, "{cc} {none}: {st}");
+        }
+    }
+    // The same uid, trusted: the first flow jumps from the 10x entry, retreats and
+    // deletes it, and stores its own estimate.
+    ok(&["config", "trusted_uid_max=65534"]);
+    let out = f.path("trusted");
+    sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    assert!(rows[0].resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "{:?}", rows[0]);
+    let bw = get()["bw_bytes_per_s"].as_f64().unwrap() * 8e-6;
+    assert!((50.0..=200.0).contains(&bw), "the flows' own estimate replaced the entry: {bw} Mbit/s");
+}
+
 #[test]
 fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     let f = Fresh::new("raise");

@@ -133,7 +133,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
-    "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED",
+    "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -382,6 +382,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Switch,
         default: ON,
         doc: "GCBE also reads the ACKs as bursts (500 us); where they come on a grid of >= 2 ms (Wi-Fi, LTE uplinks), a flow stores the higher of its estimate and the rate of its busy aggregation intervals (the estimate alone read 15-36 % low with 8-16 ms of ACK aggregation); off = the estimate alone",
+    },
+    Knob {
+        name: "trusted_uid_max",
+        kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "uid" },
+        default: 999,
+        doc: "s_cubic, s_bbr: only sockets owned by a uid up to this (an accepted socket: its listener's) use the path table; a higher uid's flow is the kernel's controller and neither reads, leases, deletes nor writes an entry (counted untrusted): a local user who selects the controllers cannot fill, poison or read the table (999: root and system accounts, Debian's policy; raise it to the server's uid if that is higher; 4294967295: everyone)",
     },
 ];
 

@@ -327,6 +327,10 @@ pub struct ExperimentText {
     /// window shrinks.
     #[serde(default)]
     pub reader_stall: Option<String>,
+    /// The lab's server opens its listening sockets as this uid (default: root's): the
+    /// sender of a server that runs as an unprivileged user.
+    #[serde(default)]
+    pub server_uid: Option<u32>,
     /// headstart knobs for this run (`[knobs]`, as `headstart config` takes them); the
     /// previous values come back when the run ends, however it ends.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -374,6 +378,8 @@ pub struct Experiment {
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
     pub reader_stall_ns: u64,
+    /// See `ExperimentText::server_uid`.
+    pub server_uid: Option<u32>,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
     pub knobs: Vec<String>,
 }
@@ -484,6 +490,7 @@ impl ExperimentText {
         let reader_stall_ns = self.reader_stall.as_deref().map(units::parse_duration_ns).transpose().context("--reader-stall")?.unwrap_or(0);
         ensure!(reader_stall_ns == 0 || (100_000..=10_000_000_000).contains(&reader_stall_ns), "--reader-stall must be between 0.1 ms and 10 s (or 0)");
         ensure!(!(self.http && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
+        ensure!(!(self.http && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
         ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
@@ -509,6 +516,7 @@ impl ExperimentText {
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
             reader_stall_ns,
+            server_uid: self.server_uid,
             knobs,
         })
     }
@@ -607,6 +615,17 @@ mod tests {
         }
         let err = exp(text("reader_stall = \"30ms\"\nhttp = true")).unwrap_err();
         assert!(err.to_string().contains("curl"), "{err}");
+    }
+
+    #[test]
+    fn a_server_uid_is_the_lab_servers_own() {
+        let text = |extra: &str| format!("{extra}\n[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"cubic\"]\nsizes = [\"8k\"]\n");
+        let parse = |t: String| toml::from_str::<ExperimentText>(&t);
+        assert_eq!(parse(text("")).unwrap().validate().unwrap().server_uid, None);
+        assert_eq!(parse(text("server_uid = 65534")).unwrap().validate().unwrap().server_uid, Some(65534));
+        let err = parse(text("server_uid = 65534\nhttp = true")).unwrap().validate().unwrap_err();
+        assert!(err.to_string().contains("nginx"), "{err}");
+        assert!(parse(text("server_uid = -1")).is_err(), "a uid is a u32");
     }
 
     #[test]

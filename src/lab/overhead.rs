@@ -108,7 +108,7 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
     let pair = VethPair::create()?;
     let server_ns = File::open(format!("{}/{}", crate::lab::topology::NETNS_DIR, pair.server))?;
     let client_ns = File::open(format!("{}/{}", crate::lab::topology::NETNS_DIR, pair.client))?;
-    let server = Server::start(&server_ns, ccs, None, None)?;
+    let server = Server::start(&server_ns, ccs, None, None, None)?;
     let _stats = StatsEnabled::on()?;
     let mut rows = Vec::new();
     let mut port = 20_000u16;

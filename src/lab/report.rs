@@ -217,8 +217,9 @@ pub fn summary_text(exp_line: &str, rows: &[FlowRow], accuracy_line: &str, sweep
 
 pub fn print_and_save(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
     let stall = if exp.reader_stall_ns > 0 { format!(", the client stalls {} ms as data arrives", exp.reader_stall_ns as f64 / 1e6) } else { String::new() };
+    let owner = exp.server_uid.map(|u| format!(", the server's sockets belong to uid {u}")).unwrap_or_default();
     let line = format!(
-        "{} ({}): {}{stall} — {} flows in {:.0} s",
+        "{} ({}): {}{stall}{owner} — {} flows in {:.0} s",
         exp.name,
         exp.workload.kind(),
         exp.link.describe(),

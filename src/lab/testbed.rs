@@ -54,6 +54,8 @@ pub struct TestbedSpec {
     pub client_initrwnd: Option<u32>,
     /// The client stops reading this long once a flow's first data arrives (zero: never).
     pub reader_stall: Duration,
+    /// The server's listening sockets belong to this uid (None: root's).
+    pub server_uid: Option<u32>,
     pub down: DirectionConfig,
     pub up: DirectionConfig,
     /// Per-flow throughput bins, when the workload plots throughput over time.
@@ -124,7 +126,7 @@ impl Testbed {
             (topo.server.v4, topo.server.v6),
             clients,
         )?;
-        let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest)?;
+        let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
         let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns)?) } else { None };
         if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;

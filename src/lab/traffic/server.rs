@@ -2,7 +2,7 @@
 
 use crate::lab::emulator::stats::FlowKey;
 use crate::sys::{self};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::fs::File;
@@ -51,8 +51,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Listens on SERVER_PORT + i for `ccs[i]`.
-    pub fn start(ns: &File, ccs: &[String], sample_interval: Option<Duration>, cpu: Option<usize>) -> Result<Server> {
+    /// Listens on SERVER_PORT + i for `ccs[i]`, with listening sockets owned by `uid`
+    /// (None: this process's).
+    pub fn start(ns: &File, ccs: &[String], sample_interval: Option<Duration>, cpu: Option<usize>, uid: Option<u32>) -> Result<Server> {
         let ccs = ccs.to_vec();
         let ns = ns.try_clone()?;
         let results: Results = Arc::new((Mutex::new(HashMap::new()), Condvar::new()));
@@ -67,7 +68,7 @@ impl Server {
                 }
                 let mut ls = Vec::new();
                 for (i, cc) in ccs.iter().enumerate() {
-                    let l = TcpListener::bind(("::", SERVER_PORT + i as u16)).context("binding the traffic server")?;
+                    let l = bind_as(uid, SERVER_PORT + i as u16).context("binding the traffic server")?;
                     // A deep accept queue: with the default 128, ~0.3 % of 10,000 flows
                     // arriving at 450/s never ran their controller's init (overflow,
                     // answered with SYN cookies).
@@ -134,6 +135,24 @@ impl Drop for Server {
             let _ = h.join();
         }
     }
+}
+
+/// A listener on [::]:port created with this thread's filesystem uid set to `uid`: a
+/// socket belongs to its creator's fsuid (sk_uid), and the connections it accepts
+/// start with its owner, as a server run by that user would. setfsuid changes only the
+/// calling thread (the server's own), and only for the socket(2) call.
+fn bind_as(uid: Option<u32>, port: u16) -> Result<TcpListener> {
+    let Some(uid) = uid else { return Ok(TcpListener::bind(("::", port))?) };
+    // SAFETY: setfsuid(2) only sets this thread's filesystem uid; it returns the old one.
+    let before = unsafe { libc::setfsuid(uid) } as u32;
+    // setfsuid reports no error: read the uid back (a second call returns it).
+    // SAFETY: as above; u32::MAX is no uid, so this call changes nothing.
+    let now = unsafe { libc::setfsuid(u32::MAX) } as u32;
+    let bound = TcpListener::bind(("::", port));
+    // SAFETY: as above; back to the uid this thread had.
+    unsafe { libc::setfsuid(before) };
+    ensure!(now == uid, "could not create the server's sockets as uid {uid} (setfsuid: the uid is still {now})");
+    Ok(bound?)
 }
 
 fn serve_one(mut stream: TcpStream, peer: SocketAddr, results: Results, sample: Option<Duration>, cpu: Option<usize>) {
