@@ -1,6 +1,6 @@
 /* The state every headstart controller shares, pinned under /sys/fs/bpf/headstart/
  * so that it outlives any one load of the programs:
- *   hs_paths     per-peer path table: full 128-bit peer address -> {bw, min RTT, ...}
+ *   hs_paths     per-peer path table: peer address (IPv6: its prefix) -> {bw, min RTT, ...}
  *   hs_config    research knobs, one record, written by `headstart config`
  *   hs_counters  per-controller event counters (per CPU)
  *   hs_rwnd      flows whose incoming ACKs the tc program may open the window of

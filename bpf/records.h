@@ -9,7 +9,8 @@
 
 #include "lib/types.h"
 
-/* A peer: IPv6, or IPv4 mapped as ::ffff:a.b.c.d. The key of hs_paths. */
+/* A peer: IPv6, or IPv4 mapped as ::ffff:a.b.c.d. The key of hs_paths, an IPv6
+ * peer cut to its first ipv6_prefix_len bits (lib/path_key.h). */
 struct hs_addr {
 	__u8 bytes[16];
 };
@@ -169,8 +170,9 @@ struct hs_config {
 	__u32 min_jump_pkts;        /* s_cubic: no jump from a saved BDP below this (RFC 9959: 4 x IW) */
 	__u32 gcbe_aggregation;     /* switch: GCBE also reads ACK bursts on a grid (estimator.h) */
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
+	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 39 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 40 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -9,6 +9,7 @@
 #define HS_STATEFUL_H
 
 #include <bpf/bpf_core_read.h>
+#include "lib/path_key.h"
 #include "lib/resume.h"
 #include "lib/shadow.h"
 #include "lib/store.h"
@@ -19,6 +20,7 @@ struct hs_start {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the jump capped it */
 	__u64 lease_ns;             /* the busy_until_ns we wrote into the entry (0: none) */
 	struct hs_flow_key key;     /* kept from init: by release the local port is unhashed */
+	struct hs_addr path;        /* the peer's hs_paths key, fixed at init (lib/path_key.h) */
 	struct hs_resume resume;    /* the Careful Resume phase machine */
 	__u8 startup;               /* 1 while Unvalidated's pacing runs (until the first data ACK) */
 	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
@@ -109,13 +111,11 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 /* Gives the entry's lease back if it is still ours, or (split) leaves its resumers. */
 static __always_inline void hs_release_lease(struct hs_start *st)
 {
-	struct hs_addr peer;
 	struct hs_path *p;
 
 	if (!st->lease_ns && !st->resumer)
 		return;
-	__builtin_memcpy(peer.bytes, st->key.peer, 16);
-	p = bpf_map_lookup_elem(&hs_paths, &peer);
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (p && st->lease_ns)
 		__sync_val_compare_and_swap(&p->busy_until_ns, st->lease_ns, 0);
 	if (p && st->resumer && p->resumers)
@@ -154,7 +154,6 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_recon_in in = {};
-	struct hs_addr peer;
 	struct hs_path *p;
 	struct hs_jump j;
 	enum hs_recon r;
@@ -176,14 +175,15 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->outcome = HS_UNTRUSTED;
 		return 0;
 	}
+	hs_peer_addr(sk, &st->path);
+	hs_path_key(st->path.bytes, cfg->ipv6_prefix_len);
 	if (cfg->mode == HS_MODE_OFF) {
 		hs_count(cc, HS_OFF);
 		st->outcome = HS_OFF;
 		return 0;
 	}
 	st->outcome = HS_MISSES;
-	hs_peer_addr(sk, &peer);
-	p = bpf_map_lookup_elem(&hs_paths, &peer);
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (!p || !cfg->startup) {
 		hs_count(cc, HS_MISSES);
 		return 0;
@@ -211,7 +211,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	case HS_RECON_JUMP:
 		break;
 	case HS_RECON_EXPIRED:
-		bpf_map_delete_elem(&hs_paths, &peer);
+		bpf_map_delete_elem(&hs_paths, &st->path);
 		st->outcome = HS_EXPIRED;
 		break;
 	case HS_RECON_NO_RTT:
@@ -319,16 +319,14 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 /* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry). */
 static __always_inline void hs_discredit_entry(struct hs_start *st, const struct hs_config *cfg)
 {
-	struct hs_addr peer;
 	struct hs_path *p;
 
-	__builtin_memcpy(peer.bytes, st->key.peer, 16);
 	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
-		p = bpf_map_lookup_elem(&hs_paths, &peer);
+		p = bpf_map_lookup_elem(&hs_paths, &st->path);
 		if (p)
 			p->bw_bytes_per_s /= 2;
 	} else {
-		bpf_map_delete_elem(&hs_paths, &peer);
+		bpf_map_delete_elem(&hs_paths, &st->path);
 	}
 }
 
@@ -474,7 +472,6 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_path *old, entry = {};
 	struct hs_loss_mark mark;
-	struct hs_addr peer;
 
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
 	 * estimate is one the flow would have been allowed to store. */
@@ -494,8 +491,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		hs_count(cc, HS_DISCARDS);
 		return;
 	}
-	hs_peer_addr(sk, &peer);
-	old = bpf_map_lookup_elem(&hs_paths, &peer);
+	old = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (old && (cfg->freeze ||
 		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_bytes_per_s, old->min_rtt_us)))) {
 		hs_count(cc, HS_SKIPPED);
@@ -526,7 +522,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 			     tp->total_retrans, tp->segs_out);
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
-	bpf_map_update_elem(&hs_paths, &peer, &entry, BPF_ANY);
+	bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_ANY);
 	hs_count(cc, HS_STORES);
 }
 

@@ -205,12 +205,12 @@ fn table(cmd: TableCommand) -> Result<()> {
             }
         }
         TableCommand::Get { addr, json } => {
-            let a = parse_addr(&addr)?;
+            let a = bpf::path_addr(parse_addr(&addr)?);
             let e = bpf::table_get(a)?.with_context(|| format!("{a} is not in the path table"))?;
             show(&status::EntryReport::of(a, &e, now), json, status::EntryReport::text)?;
         }
         TableCommand::Set { addr, bw, rtt } => {
-            let a = parse_addr(&addr)?;
+            let a = bpf::path_addr(parse_addr(&addr)?);
             let bps = units::parse_rate(&bw)?;
             let rtt_us = units::parse_duration_ns(&rtt)? / 1000;
             anyhow::ensure!(rtt_us <= u32::MAX as u64, "RTT {rtt} is out of range");
@@ -219,7 +219,7 @@ fn table(cmd: TableCommand) -> Result<()> {
             println!("{a}: {} , min RTT {rtt}", units::fmt_rate(bps as f64));
         }
         TableCommand::Forget { addr } => {
-            let a = parse_addr(&addr)?;
+            let a = bpf::path_addr(parse_addr(&addr)?);
             anyhow::ensure!(bpf::table_forget(a)?, "{a} is not in the path table");
             println!("forgot {a}");
         }
@@ -229,12 +229,13 @@ fn table(cmd: TableCommand) -> Result<()> {
             let r = bpf::table_restore(&file, merge)?;
             show(&r, json, |r| {
                 format!(
-                    "restored {} entries from {} ({} expired by age, {} newer live entries kept, {} live entries replaced)",
+                    "restored {} entries from {} ({} expired by age, {} newer live entries kept, {} live entries replaced{})",
                     r.restored,
                     file.display(),
                     r.expired,
                     r.newer_live,
-                    r.removed
+                    r.removed,
+                    if r.folded > 0 { format!(", {} folded into a newer entry of the same IPv6 prefix", r.folded) } else { String::new() }
                 )
             })?;
         }

@@ -379,17 +379,41 @@ fn without_the_window_override_the_first_rtt_is_capped_by_the_receiver() {
     assert!(r.omega.unwrap() < 0.9, "{r:?}");
 }
 
+/// An IPv6 peer's entry is its /64's (knob ipv6_prefix_len): every address of the
+/// client's /64 finds it, the next /64 does not; at 128 the key is the whole address.
+/// A saved table whose peers share a prefix restores as one entry, the newest.
 #[test]
-fn ipv6_peers_get_full_128_bit_entries() {
+fn ipv6_peers_are_keyed_by_their_prefix() {
     let f = Fresh::new("ipv6");
+    let peers = || -> Vec<String> {
+        ok(&["table", "list", "--json"]).lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["peer"].as_str().unwrap().to_string()).collect()
+    };
     // A 1 MB warm-up gives GCBE several cycles: the subject here is the IPv6 key, not
     // how well one short flow estimates (a 256 KB warm-up once stored 57 Mbit/s).
-    let out = rate_sweep(&f, "v6", &[&["load"]], &["--cc", "s_cubic", "--warm", "--warm-size", "1m", "--ipv6", "--sizes", "256k"]);
+    let lab = ["--cc", "s_cubic", "--warm", "--warm-size", "1m", "--ipv6", "--sizes", "256k"];
+    let out = rate_sweep(&f, "v6", &[&["load"]], &lab);
     let r = &measured(&out)[0];
     assert!(r.omega.unwrap() > 0.9, "{r:?}");
-    let got = ok(&["table", "get", "fd77::1:1"]);
-    assert!(got.contains("from s_cubic"), "{got}");
+    assert!(r.table_bw_mbps.is_some(), "the lab finds the client's entry: {r:?}");
+    assert_eq!(peers(), vec!["fd77:0:1::"], "the client fd77:0:1:0::1 is keyed by its /64");
+    let got = ok(&["table", "get", "fd77:0:1:0:abcd::7"]);
+    assert!(got.contains("from s_cubic") && got.contains("fd77:0:1::"), "another address of the /64: {got}");
+    fails(&["table", "get", "fd77:0:1:1::1"], "not in the path table");
     fails(&["table", "get", "10.77.1.1"], "not in the path table");
+
+    let out = rate_sweep(&f, "v6-whole", &[&["load"], &["config", "ipv6_prefix_len=128"]], &lab);
+    assert!(measured(&out)[0].table_bw_mbps.is_some());
+    assert_eq!(peers(), vec!["fd77:0:1::1"], "whole addresses at 128");
+    fails(&["table", "get", "fd77:0:1::2"], "not in the path table");
+
+    ok(&["config", "ipv6_prefix_len=64"]);
+    let e = |peer: &str, bw: u64, age: f64| format!(r#"{{"peer":"{peer}","bw_bytes_per_s":{bw},"min_rtt_us":50000,"flows":1,"age_s":{age},"source":"user"}}"#);
+    let file = f.path("same-prefix.json");
+    std::fs::write(&file, table_file(unix_now(), &[e("2001:db8:5:5::1", 1_000_000, 30.0), e("2001:db8:5:5::2", 2_000_000, 3.0), e("2001:db8:5:6::1", 3_000_000, 3.0)])).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&ok(&["table", "restore", "--json", file.to_str().unwrap()])).unwrap();
+    assert_eq!((r["restored"].as_u64(), r["folded"].as_u64()), (Some(2), Some(1)), "{r}");
+    let got: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "2001:db8:5:5::1", "--json"])).unwrap();
+    assert_eq!((got["peer"].as_str(), got["bw_bytes_per_s"].as_u64()), (Some("2001:db8:5:5::"), Some(2_000_000)), "the newest of the /64: {got}");
 }
 
 #[test]

@@ -389,6 +389,12 @@ pub const KNOBS: &[Knob] = &[
         default: 999,
         doc: "s_cubic, s_bbr: only sockets owned by a uid up to this (an accepted socket: its listener's) use the path table; a higher uid's flow is the kernel's controller and neither reads, leases, deletes nor writes an entry (counted untrusted): a local user who selects the controllers cannot fill, poison or read the table (999: root and system accounts, Debian's policy; raise it to the server's uid if that is higher; 4294967295: everyone)",
     },
+    Knob {
+        name: "ipv6_prefix_len",
+        kind: KnobKind::Number { min: 32, max: 128, unit: "bits" },
+        default: 64,
+        doc: "the path table keys an IPv6 peer by its first this many bits (IPv4 and NAT64 64:ff9b::/96 peers: whole): 64, the subnet one access link serves, as NAT serves one IPv4 address, so a client's rotating privacy addresses share their history and one holder of a /64 is one entry, not enough to evict the table; 128: whole addresses",
+    },
 ];
 
 /// HS_CONFIG_WRITTEN.
@@ -547,7 +553,7 @@ mod tests {
     /// Compiles a C program that prints every size, offset and constant the tool
     /// relies on, as the C compiler sees records.h, and returns them by name.
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
-        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
         for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
@@ -598,6 +604,33 @@ mod tests {
                 (k.to_string(), v.parse().unwrap())
             })
             .collect()
+    }
+
+    /// The tool cuts a peer to its table key (table get/set/forget, restore, the lab)
+    /// exactly as the controllers do: bpf/lib/path_key.h against table::path_key.
+    #[test]
+    fn the_tool_keys_peers_as_the_controllers_do() {
+        let addrs = ["2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff", "fd77:0:1:0::1", "10.77.1.1", "::ffff:192.0.2.1", "64:ff9b::192.0.2.1", "64:ff9b:1::1", "::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"];
+        let prefixes = [0u32, 31, 32, 33, 48, 56, 60, 64, 65, 96, 127, 128, 129];
+        let mut c = String::from("unsigned char b[16]; unsigned long long hi, lo; int i;\n");
+        for (ai, a) in addrs.iter().enumerate() {
+            let bytes = super::super::table::addr_to_key(a.parse().unwrap());
+            let init: Vec<String> = bytes.iter().map(|x| x.to_string()).collect();
+            for p in prefixes {
+                c.push_str(&format!(
+                    "{{ unsigned char in[16] = {{{}}}; for (i = 0; i < 16; i++) b[i] = in[i]; hs_path_key(b, {p}); hi = lo = 0; for (i = 0; i < 8; i++) {{ hi = hi << 8 | b[i]; lo = lo << 8 | b[i + 8]; }} P(\"key.{ai}.{p}.hi\", hi); P(\"key.{ai}.{p}.lo\", lo); }}\n",
+                    init.join(",")
+                ));
+            }
+        }
+        let got = c_layout(&c);
+        for (ai, a) in addrs.iter().enumerate() {
+            for p in prefixes {
+                let k = super::super::table::path_key(a.parse().unwrap(), p);
+                let (hi, lo) = (u64::from_be_bytes(k[..8].try_into().unwrap()), u64::from_be_bytes(k[8..].try_into().unwrap()));
+                assert_eq!((got[&format!("key.{ai}.{p}.hi")], got[&format!("key.{ai}.{p}.lo")]), (hi, lo), "{a} cut to /{p}");
+            }
+        }
     }
 
     #[test]

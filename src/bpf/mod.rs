@@ -395,8 +395,25 @@ pub fn default_cc() -> String {
     std::fs::read_to_string(DEFAULT_CC).map(|s| s.trim().to_string()).unwrap_or_default()
 }
 
+/// A key as it is in the table (a live entry's address), not cut again.
 fn peer_key(addr: IpAddr) -> PeerKey {
     PeerKey { bytes: table::addr_to_key(addr) }
+}
+
+/// ipv6_prefix_len as the controllers read it now (its default where no knob record
+/// can be read: then there is no table either).
+fn live_prefix_len() -> u32 {
+    read_knobs().and_then(|k| k.get("ipv6_prefix_len")).unwrap_or_else(|_| abi::knob("ipv6_prefix_len").map(|(_, k)| k.default).unwrap_or(128))
+}
+
+/// The table entry a peer uses: its address, an IPv6 one cut to the live
+/// ipv6_prefix_len (bpf/lib/path_key.h).
+pub fn path_addr(addr: IpAddr) -> IpAddr {
+    table::key_to_addr(&table::path_key(addr, live_prefix_len()))
+}
+
+fn path_key(addr: IpAddr, prefix_len: u32) -> PeerKey {
+    PeerKey { bytes: table::path_key(addr, prefix_len) }
 }
 
 /// How a flow's start went (hs_outcomes), by its two ends as the server sees them.
@@ -438,25 +455,27 @@ fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(IpAddr, PathEntry)>> 
     Ok(out)
 }
 
+/// The entry peer `addr` uses (an IPv6 peer: its prefix's).
 pub fn table_get(addr: IpAddr) -> Result<Option<PathEntry>> {
-    paths_map()?.get(&peer_key(addr))
+    paths_map()?.get(&path_key(addr, live_prefix_len()))
 }
 
 pub fn table_set(addr: IpAddr, e: &PathEntry) -> Result<()> {
     table::validate_entry(e)?;
-    paths_map()?.put(&peer_key(addr), e)
+    paths_map()?.put(&path_key(addr, live_prefix_len()), e)
 }
 
 pub fn table_forget(addr: IpAddr) -> Result<bool> {
-    paths_map()?.delete(peer_key(addr).as_bytes())
+    paths_map()?.delete(path_key(addr, live_prefix_len()).as_bytes())
 }
 
 /// Forgets many peers through one open map; returns how many were there.
 pub fn table_forget_all(addrs: impl IntoIterator<Item = IpAddr>) -> Result<usize> {
     let m = paths_map()?;
+    let prefix_len = live_prefix_len();
     let mut n = 0;
     for a in addrs {
-        n += usize::from(m.delete(peer_key(a).as_bytes())?);
+        n += usize::from(m.delete(path_key(a, prefix_len).as_bytes())?);
     }
     Ok(n)
 }
@@ -567,6 +586,9 @@ pub struct RestoreReport {
     pub newer_live: usize,
     /// Live entries removed because the file replaces the table.
     pub removed: usize,
+    /// Saved entries whose IPv6 peers share one prefix (ipv6_prefix_len) with a newer
+    /// saved entry: that one kept (a file saved with longer keys).
+    pub folded: usize,
 }
 
 /// Loads a saved table, all or nothing. Every record is validated, aged by the wall
@@ -585,9 +607,10 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
     // Live entries by key: a merge looks every saved peer up (tables hold up to 2^26).
     let live_stored: std::collections::HashMap<[u8; 16], u64> = live.iter().map(|(a, e)| (table::addr_to_key(*a), e.stored_ns)).collect();
     let now = sys::boot_ns();
+    let prefix_len = live_prefix_len();
     let mut report = RestoreReport::default();
-    let mut writes = Vec::new();
-    let mut overwritten = 0;
+    // By key: saved peers that share an IPv6 prefix are one entry, the newest.
+    let mut writes: std::collections::HashMap<[u8; 16], PathEntry> = std::collections::HashMap::new();
     for (addr, mut e, age_s) in saved.records {
         let age_s = age_s + since_save_s;
         if max_age_s > 0 && age_s > max_age_s as f64 {
@@ -596,14 +619,24 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
         }
         // An entry older than the uptime is stamped at boot (BOOTTIME cannot go lower).
         e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
-        let live_ns = live_stored.get(&table::addr_to_key(addr));
-        if merge && live_ns.is_some_and(|&ns| ns > e.stored_ns) {
+        let key = table::path_key(addr, prefix_len);
+        if merge && live_stored.get(&key).is_some_and(|&ns| ns > e.stored_ns) {
             report.newer_live += 1;
             continue;
         }
-        overwritten += usize::from(live_ns.is_some());
-        writes.push((addr, e));
+        match writes.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut o) => {
+                report.folded += 1;
+                if e.stored_ns > o.get().stored_ns {
+                    o.insert(e);
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(e);
+            }
+        }
     }
+    let overwritten = writes.keys().filter(|k| live_stored.contains_key(*k)).count();
     let kept_live = if merge { live.len() - overwritten } else { 0 };
     report.removed = if merge { 0 } else { live.len() };
     let expected = kept_live + writes.len();
@@ -622,8 +655,8 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
                 m.delete(peer_key(*a).as_bytes())?;
             }
         }
-        for (a, e) in &writes {
-            m.put(&peer_key(*a), e)?;
+        for (k, e) in &writes {
+            m.put(&PeerKey { bytes: *k }, e)?;
         }
         let now_count = m.keys().len();
         anyhow::ensure!(now_count == expected, "the kernel's table holds {now_count} entries after the restore, not {expected} (its LRU evicted some: a larger --table-size is needed)");

@@ -16,6 +16,31 @@ pub fn addr_to_key(addr: IpAddr) -> [u8; 16] {
     }
 }
 
+/// The path table's key of a peer, as bpf/lib/path_key.h's hs_path_key computes it (a
+/// unit test runs both on the same addresses): an IPv6 address cut to its first
+/// `prefix_len` bits (32..=127; otherwise whole), IPv4 (mapped) and NAT64
+/// (64:ff9b::/96) addresses whole.
+pub fn path_key(addr: IpAddr, prefix_len: u32) -> [u8; 16] {
+    let mut b = addr_to_key(addr);
+    if !(32..128).contains(&prefix_len) {
+        return b;
+    }
+    let v4_mapped = b[..10].iter().all(|&x| x == 0) && b[10..12] == [0xff, 0xff];
+    let nat64 = b[..4] == [0, 0x64, 0xff, 0x9b] && b[4..12].iter().all(|&x| x == 0);
+    if v4_mapped || nat64 {
+        return b;
+    }
+    for (i, byte) in b.iter_mut().enumerate() {
+        let first_bit = i as u32 * 8;
+        if first_bit >= prefix_len {
+            *byte = 0;
+        } else if first_bit + 8 > prefix_len {
+            *byte &= 0xffu8 << (8 - (prefix_len - first_bit));
+        }
+    }
+    b
+}
+
 pub fn key_to_addr(k: &[u8]) -> IpAddr {
     let mut b = [0u8; 16];
     b.copy_from_slice(&k[..16]);

@@ -39,16 +39,19 @@ pub fn server_v6() -> Ipv6Addr {
 pub fn client_v4(i: usize) -> Ipv4Addr {
     Ipv4Addr::new(10, 77, 1 + (i / 250) as u8, 1 + (i % 250) as u8)
 }
+/// Each client, and each alias below, has a /64 of its own (fd77:0:1:i::1): the path
+/// table keys IPv6 peers by their /64 (knob ipv6_prefix_len), as distinct clients on
+/// the Internet would be. All of fd77::/32 is on the TUN link.
 pub fn client_v6(i: usize) -> Ipv6Addr {
-    Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 0, 1, 1 + i as u16)
+    Ipv6Addr::new(0xfd77, 0, 1, i as u16, 0, 0, 0, 1)
 }
 
 /// Extra addresses of client `client` (alias 1..=per_client), so that one client
-/// namespace can stand for many peers: 10.77.128.0/17 and fd77::2:0:0/96.
+/// namespace can stand for many peers: 10.77.128.0/17 and fd77:0:2:N::1, a /64 each.
 pub fn alias_addr(client: usize, alias: usize, per_client: usize, ipv6: bool) -> IpAddr {
     let idx = client * per_client + (alias - 1);
     if ipv6 {
-        IpAddr::V6(Ipv6Addr::new(0xfd77, 0, 0, 0, 0, 2, (idx >> 16) as u16, idx as u16))
+        IpAddr::V6(Ipv6Addr::new(0xfd77, 0, 2, idx as u16, 0, 0, 0, 1))
     } else {
         IpAddr::V4(Ipv4Addr::new(10, 77, 128 + (idx / 254) as u8, 1 + (idx % 254) as u8))
     }
@@ -111,7 +114,7 @@ impl Topology {
         let q = TUN_TXQUEUELEN.to_string();
         sys::run("ip", &["-n", n, "link", "set", TUN_NAME, "mtu", "1500", "txqueuelen", &q, "up"])?;
         sys::run("ip", &["-n", n, "addr", "add", &format!("{}/16", host.v4), "dev", TUN_NAME])?;
-        sys::run("ip", &["-n", n, "-6", "addr", "add", &format!("{}/64", host.v6), "dev", TUN_NAME, "nodad"])?;
+        sys::run("ip", &["-n", n, "-6", "addr", "add", &format!("{}/32", host.v6), "dev", TUN_NAME, "nodad"])?;
         if let Some(cpu) = rps_cpu {
             // /sys shows a namespace's devices only when mounted from inside it, which
             // `ip netns exec` does for its child.
@@ -131,7 +134,7 @@ impl Topology {
         let rmem = format!("net.ipv4.tcp_rmem=4096 {} 33554432", (segments as u64 * 1448 * 2).max(131072));
         for c in &self.clients {
             sys::run("ip", &["netns", "exec", &c.netns, "sysctl", "-qw", &rmem])?;
-            for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
+            for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/32")] {
                 sys::run("ip", &["-n", &c.netns, family, "route", "replace", prefix, "dev", TUN_NAME, "initrwnd", &w])?;
             }
         }
@@ -176,7 +179,7 @@ impl Topology {
     pub fn set_server_route(&self, initcwnd: Option<u32>, congctl: Option<&str>) -> Result<()> {
         let n = self.server.netns.as_str();
         let iw = initcwnd.map(|w| w.to_string());
-        for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/64")] {
+        for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/32")] {
             let mut args = vec!["-n", n, family, "route", "replace", prefix, "dev", TUN_NAME];
             if let Some(w) = &iw {
                 args.extend(["initcwnd", w.as_str()]);
