@@ -11,6 +11,8 @@
 #               cubic (bbr), the other s_cubic (s_bbr), against both on the kernel's
 #               (FLOWS per run, default 200; ~30 min)
 #   KNOBS (environment): extra `headstart config` assignments for every run
+#   PAIRS (environment): the fairness part's pairs (default "cubic,s_cubic cubic,cubic
+#     bbr,s_bbr bbr,bbr")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
@@ -42,7 +44,7 @@ if has error; then
 fi
 
 if has fairness; then
-  for pair in cubic,s_cubic cubic,cubic bbr,s_bbr bbr,bbr; do
+  for pair in ${PAIRS:-cubic,s_cubic cubic,cubic bbr,s_bbr bbr,bbr}; do
     for load in 0.12 0.27 0.63; do
       for mean in 64k 128k 512k 1m; do
         fresh

@@ -85,6 +85,7 @@ enum hs_counter {
 	HS_NO_QUEUE_OVERFLOWS,      /* loss episodes that began with no queue in the RTT, rising, and lost a run: overflows, the path not marked lossy */
 	HS_PROBE_DRAIN_ANSWERED,    /* s_cubic: a loss of data sent before the probe's drain, answered with beta of the probe's peak (lib/resume.h) */
 	HS_UNTRUSTED,               /* flows whose socket's owner uid is above trusted_uid_max: the kernel's own, table untouched */
+	HS_BUSY_NO_RWND,            /* jumps whose handshake RTT showed a queue (a busy bottleneck), made without the window override */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -171,8 +172,9 @@ struct hs_config {
 	__u32 gcbe_aggregation;     /* switch: GCBE also reads ACK bursts on a grid (estimator.h) */
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
+	__u32 rwnd_busy;            /* switch: the window override also for jumps whose handshake RTT showed a queue */
 };
-_Static_assert(sizeof(struct hs_config) == 40 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 41 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

@@ -1041,6 +1041,35 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
     assert!((50.0..=200.0).contains(&bw), "the flows' own estimate replaced the entry: {bw} Mbit/s");
 }
 
+/// A jump whose handshake RTT shows a queue over the saved min RTT (a busy bottleneck)
+/// goes without the window override, so a hole in it cannot make the receiver discard
+/// what lies past its real window; rwnd_busy=on gives it back. The queue is made by
+/// the entry: its min RTT read as 80 % of this path's (rtt_scale_pct), 10 ms of
+/// "queue" on a 50 ms path, well within rtt_match.
+#[test]
+fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
+    let f = Fresh::new("busy");
+    let run = |name: &str, rwnd_busy: &str| {
+        let knobs = ["config".to_string(), "store=off".into(), "rtt_scale_pct=80".into(), format!("rwnd_busy={rwnd_busy}")];
+        let knobs: Vec<&str> = knobs.iter().map(String::as_str).collect();
+        let setup: &[&[&str]] = &[&["load"], &knobs, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
+        let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+        (headstart::lab::report::read_rows(&out).unwrap(), status())
+    };
+    let (rows, st) = run("busy", "off");
+    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 2, "both jumps saw the queue: {st}");
+    for r in &rows {
+        assert!(r.jump_cwnd.is_some_and(|j| j > 200), "it still jumps: {r:?}");
+        assert_eq!(r.override_rwnd_limited_ms, None, "without the override: {r:?}");
+        assert!(r.rwnd_limited_ms.is_some_and(|ms| ms > 0.0), "the receiver's own window held it back: {r:?}");
+    }
+    let (rows, st) = run("busy-on", "on");
+    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 0, "{st}");
+    for r in &rows {
+        assert!(r.override_rwnd_limited_ms.is_some(), "rwnd_busy=on: the override as before: {r:?}");
+    }
+}
+
 #[test]
 fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     let f = Fresh::new("raise");

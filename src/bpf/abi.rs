@@ -134,6 +134,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
+    "busy_no_rwnd" = "HS_BUSY_NO_RWND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -394,6 +395,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Number { min: 32, max: 128, unit: "bits" },
         default: 64,
         doc: "the path table keys an IPv6 peer by its first this many bits (IPv4 and NAT64 64:ff9b::/96 peers: whole): 64, the subnet one access link serves, as NAT serves one IPv4 address, so a client's rotating privacy addresses share their history and one holder of a /64 is one entry, not enough to evict the table; 128: whole addresses",
+    },
+    Knob {
+        name: "rwnd_busy",
+        kind: KnobKind::Switch,
+        default: OFF,
+        doc: "open the receiver's window also for jumps whose handshake RTT showed a queue over the saved min RTT (a busy bottleneck, where the jump is likely to overflow the buffer and a hole makes the receiver discard what lies past its real window); off = such jumps stay within it (counted busy_no_rwnd)",
     },
 ];
 
