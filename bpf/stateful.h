@@ -485,10 +485,10 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	struct hs_path *old, entry = {};
 	struct hs_loss_mark mark;
 
-	/* Shadow mode's score: the entry against this flow's own estimate, where the
-	 * estimate is one the flow would have been allowed to store. */
 	if (st->untrusted)  /* counted at init; it neither reads nor writes the table */
 		return;
+	/* Shadow mode's score: the entry against this flow's own estimate, where the
+	 * estimate is one the flow would have been allowed to store. */
 	if (st->shadow && hs_worth_storing(bw, min_rtt_us, tp->mss_cache) &&
 	    (!short_flow_rule || hs_bbr_may_overwrite(tp->bytes_acked, st->cached_Bps, min_rtt_us))) {
 		hs_count(cc, HS_SHADOW_SCORED);
