@@ -16,12 +16,12 @@
 #define HS_PREFIX_MIN 32   /* shorter prefixes would merge whole providers */
 #define HS_PREFIX_MAX 128
 
-/* Bytes [from, 12) are zero: the rest of a /96 prefix after its first bytes. */
-HS_INLINE int hs_zero_to_96(const __u8 b[16], int from)
+/* Bytes [from, to) are zero. */
+HS_INLINE int hs_zero_bytes(const __u8 b[16], int from, int to)
 {
 	int i;
 
-	for (i = from; i < 12; i++)
+	for (i = from; i < to; i++)
 		if (b[i])
 			return 0;
 	return 1;
@@ -36,9 +36,8 @@ HS_INLINE void hs_path_key(__u8 b[16], __u32 prefix_len)
 
 	if (prefix_len < HS_PREFIX_MIN || prefix_len >= HS_PREFIX_MAX)
 		return;
-	v4_mapped = b[10] == 0xff && b[11] == 0xff && !b[0] && !b[1] && !b[2] && !b[3] && !b[4] && !b[5] && !b[6] &&
-		    !b[7] && !b[8] && !b[9];
-	nat64 = !b[0] && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && hs_zero_to_96(b, 4);
+	v4_mapped = hs_zero_bytes(b, 0, 10) && b[10] == 0xff && b[11] == 0xff;
+	nat64 = !b[0] && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && hs_zero_bytes(b, 4, 12);
 	if (v4_mapped || nat64)
 		return;
 	for (i = 0; i < 16; i++) {
