@@ -29,8 +29,10 @@ struct hs_path {
 	 * `headstart load` carries an older table over (zeros for the new fields). */
 	__u32 agreed;               /* storing flows in a row whose estimate agreed with the entry (lib/store.h) */
 	__u32 clean_segs;           /* HS_PATH_LOSSY: segments sent clean in a row since (lib/store.h) */
+	__u32 handshakes;           /* handshakes of flows that looked the entry up (saturating) */
+	__u32 busy_share;           /* EWMA of those that found the bottleneck queueing, HS_BUSY_SHARE_ONE = all (lib/resume.h) */
 };
-_Static_assert(sizeof(struct hs_path) == 48, "hs_path is 48 bytes");
+_Static_assert(sizeof(struct hs_path) == 56, "hs_path is 56 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
 _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout");
 
@@ -86,6 +88,7 @@ enum hs_counter {
 	HS_PROBE_DRAIN_ANSWERED,    /* s_cubic: a loss of data sent before the probe's drain, answered with beta of the probe's peak (lib/resume.h) */
 	HS_UNTRUSTED,               /* flows whose socket's owner uid is above trusted_uid_max: the kernel's own, table untouched */
 	HS_BUSY_NO_RWND,            /* jumps whose handshake RTT showed a queue (a busy bottleneck), made without the window override */
+	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -173,8 +176,9 @@ struct hs_config {
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 	__u32 rwnd_busy;            /* switch: the window override also for jumps whose handshake RTT showed a queue */
+	__u32 jump_yield;           /* switch: the jump cut by the share of handshakes that found the bottleneck busy */
 };
-_Static_assert(sizeof(struct hs_config) == 41 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 42 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

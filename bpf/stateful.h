@@ -158,6 +158,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	struct hs_jump j;
 	enum hs_recon r;
 	__u64 lease, cached_Bps;
+	__u32 busy_share, jump_pct;
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
@@ -200,6 +201,13 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	cached_Bps = hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct);
 	in.saved_bdp_pkts = hs_bdp_packets(cached_Bps, in.saved_rtt_us, tp->mss_cache);
 	in.min_saved_pkts = min_saved_pkts;
+	/* Every handshake that looks the entry up, jump or not, says how busy the
+	 * bottleneck is (lib/resume.h: jumps that yield). Concurrent flows may lose an
+	 * update to each other: one sample of many. */
+	busy_share = hs_busy_share_after(p->busy_share, hs_bottleneck_busy(in.cur_rtt_us, in.saved_rtt_us));
+	p->busy_share = busy_share;
+	if (p->handshakes != ~0U)
+		p->handshakes++;
 	r = hs_reconnaissance(&in);
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
 	/* One resumer per entry: take the lease unless a flow took it in between (a
@@ -255,8 +263,11 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	} else {
 		st->lease_ns = lease;
 	}
+	jump_pct = cfg->jump_yield ? hs_yielded_jump_pct(cfg->jump_pct, busy_share) : cfg->jump_pct;
+	if (jump_pct < cfg->jump_pct)
+		hs_count(cc, HS_YIELDED_JUMPS);
 	j = hs_jump_size(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache,
-			 cfg->jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
+			 jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
 	hs_resume_jump(&st->resume, &j, tp->delivered);
 	hs_count(cc, HS_JUMPS);
 	st->outcome = HS_JUMPS;
@@ -527,6 +538,8 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.busy_until_ns = old ? old->busy_until_ns : 0;
 	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
+	entry.handshakes = old ? old->handshakes : 0;
+	entry.busy_share = old ? old->busy_share : 0;
 	entry.source = cc;
 	mark.flags = old ? old->flags : 0;
 	mark.clean_segs = old ? old->clean_segs : 0;

@@ -1070,6 +1070,52 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     }
 }
 
+/// Jumps yield to a bottleneck their handshakes find busy (jump_yield): each handshake
+/// that looks the entry up moves its busy share, and each jump is cut by it. The
+/// "queue" is the entry's min RTT read as 80 % of this path's (rtt_scale_pct): every
+/// handshake here finds 10 ms of it, so the share rises by an eighth of what is left
+/// each time and the jumps shrink flow after flow, to no less than half. On a path
+/// its flows have to themselves (the same entry read as it is), the share stays 0 and
+/// the jumps whole; jump_yield=off jumps whole whatever the share.
+#[test]
+fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
+    let f = Fresh::new("yield");
+    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    let run = |name: &str, knobs: &[&str]| {
+        let mut config = vec!["config", "store=off", "rwnd_busy=on"];
+        config.extend_from_slice(knobs);
+        let setup: &[&[&str]] = &[&["load"], &config, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
+        let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
+        let mut rows = headstart::lab::report::read_rows(&out).unwrap();
+        rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        let jumps: Vec<u32> = rows.iter().map(|r| r.jump_cwnd.unwrap_or(0)).collect();
+        (jumps, status(), get())
+    };
+    let (jumps, st, e) = run("busy", &["rtt_scale_pct=80"]);
+    let n = jumps.len() as u64;
+    assert!(n >= 6, "{jumps:?}");
+    assert_eq!(e["handshakes"].as_u64(), Some(n), "every handshake looked the entry up: {e}");
+    let busy = e["busy_pct"].as_f64().unwrap();
+    let want = 100.0 * (1.0 - 0.875f64.powi(n as i32));
+    assert!((busy - want).abs() < 1.0, "every handshake busy: {busy} % after {n}, want {want:.1}: {e}");
+    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), n, "{st}");
+    // The whole jump: 96 Mbit/s x 40 ms = 331 packets.
+    assert!(jumps[0] < 331 && jumps[0] >= 280, "the first handshake's eighth: {jumps:?}");
+    let half = *jumps.last().unwrap();
+    assert!((160..=170).contains(&half), "half the whole jump at the end: {jumps:?}");
+    assert!(jumps.windows(2).all(|w| w[1] < w[0] || w[1] == half), "each jump smaller than the last, down to half: {jumps:?}");
+
+    let (jumps, st, e) = run("idle", &[]);
+    assert_eq!(e["busy_pct"].as_f64(), Some(0.0), "no queue in any handshake: {e}");
+    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), 0, "{st}");
+    assert!(jumps.iter().all(|&j| j == jumps[0] && j > 400), "whole jumps (96 Mbit/s x 50 ms): {jumps:?}");
+
+    let (jumps, st, e) = run("off", &["rtt_scale_pct=80", "jump_yield=off"]);
+    assert!(e["busy_pct"].as_f64().unwrap() > 50.0, "still measured: {e}");
+    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), 0, "{st}");
+    assert!(jumps.iter().all(|&j| j == jumps[0] && (320..=340).contains(&j)), "jump_yield=off: whole jumps: {jumps:?}");
+}
+
 #[test]
 fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     let f = Fresh::new("raise");

@@ -303,6 +303,53 @@ HS_INLINE int hs_queue_rising(__u32 rtt_us, __u32 min_rtt_us)
 	return rtt_us > min_rtt_us + hs_queue_eta(min_rtt_us) / 2;
 }
 
+/* Jumps that yield to a busy bottleneck (knob jump_yield). A jump paced at the saved
+ * rate fills the bottleneck by itself: every packet of another flow then waits, and a
+ * Cubic flow starting beside it reads the queue as its own slow start's end (HyStart's
+ * delay test, 6.25 ms at 50 ms) and leaves slow start at a few dozen packets. Measured
+ * (BENCHMARKS.md, Issue 11): beside such jumps a cubic client's mean FCT rose 4-11 %
+ * at 63 % load, and the cubic flows that grew slower had left slow start at 28 packets
+ * where alone they went on to 90-170. No single handshake warns of it: most harmful
+ * jumps saw no queue in theirs. The entry keeps, over the handshakes of the flows
+ * that looked it up, the share that found the bottleneck queueing (an EWMA, gain 1/8),
+ * which on a queue that stands only when the link is full is the share of time
+ * others fill it; the jump is cut by that share, to at most half (RFC 9959's
+ * recommended jump). A path its flows have to themselves keeps the whole jump. */
+#define HS_BUSY_QUEUE_MIN_US 1000U
+#define HS_BUSY_SHARE_ONE 65536U     /* busy_share's unit: 1 = every handshake */
+
+/* A handshake RTT over the saved min RTT by a quarter of hs_queue_seen's threshold (at
+ * least 1 ms): packets wait at the bottleneck (1.6 ms at 50 ms, 1 ms at 10-32 ms). */
+HS_INLINE int hs_bottleneck_busy(__u32 rtt_us, __u32 min_rtt_us)
+{
+	__u32 t = hs_queue_eta(min_rtt_us) / 4;
+
+	if (!rtt_us || !min_rtt_us)
+		return 0;
+	if (t < HS_BUSY_QUEUE_MIN_US)
+		t = HS_BUSY_QUEUE_MIN_US;
+	return rtt_us > min_rtt_us + t;
+}
+
+/* The entry's busy share after one more handshake. */
+HS_INLINE __u32 hs_busy_share_after(__u32 share, int busy)
+{
+	if (share > HS_BUSY_SHARE_ONE)
+		share = HS_BUSY_SHARE_ONE;
+	return (__u32)(((__u64)share * 7 + (busy ? HS_BUSY_SHARE_ONE : 0)) / 8);
+}
+
+/* jump_pct cut by the busy share: jump_pct x (1 - share), at least jump_pct / 2. */
+HS_INLINE __u32 hs_yielded_jump_pct(__u32 jump_pct, __u32 share)
+{
+	__u32 keep;
+
+	if (share > HS_BUSY_SHARE_ONE / 2)
+		share = HS_BUSY_SHARE_ONE / 2;
+	keep = HS_BUSY_SHARE_ONE - share;
+	return (__u32)((__u64)jump_pct * keep / HS_BUSY_SHARE_ONE);
+}
+
 /* The rate test, on each ACK of Validating until it passes: from a quarter of the
  * current RTT on (at least 4 ms and 16 packets, so that delayed and coalesced ACKs
  * average out), the rate at which the jump's data arrive is compared with the rate

@@ -57,6 +57,8 @@ c_record! {
         pub resumers: u32,
         pub agreed: u32,
         pub clean_segs: u32,
+        pub handshakes: u32,
+        pub busy_share: u32,
     }
 }
 
@@ -134,7 +136,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
-    "busy_no_rwnd" = "HS_BUSY_NO_RWND",
+    "busy_no_rwnd" = "HS_BUSY_NO_RWND", "yielded_jumps" = "HS_YIELDED_JUMPS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -402,8 +404,16 @@ pub const KNOBS: &[Knob] = &[
         default: OFF,
         doc: "open the receiver's window also for jumps whose handshake RTT showed a queue over the saved min RTT (a busy bottleneck, where the jump is likely to overflow the buffer and a hole makes the receiver discard what lies past its real window); off = such jumps stay within it (counted busy_no_rwnd)",
     },
+    Knob {
+        name: "jump_yield",
+        kind: KnobKind::Switch,
+        default: ON,
+        doc: "cut each jump by its entry's busy share: the share of recent handshakes to the peer (an EWMA) that found a queue at the bottleneck, the time others fill it; at most to half: beside a cubic client at 63 % load, whole jumps made its flows leave slow start early (HyStart's delay test) and its mean FCT rise 4-11 %; a path the peer's flows have to themselves keeps the whole jump (counted yielded_jumps); off = jump_pct of the saved BDP whatever the share",
+    },
 ];
 
+/// HS_BUSY_SHARE_ONE (bpf/lib/resume.h): hs_path.busy_share of a bottleneck every handshake found busy.
+pub const BUSY_SHARE_ONE: u32 = 65536;
 /// HS_CONFIG_WRITTEN.
 pub const CONFIG_WRITTEN: u32 = 0x4853_4331;
 /// HS_OUTCOME_NONE: a hs_flow_outcome field with no value.
@@ -560,7 +570,7 @@ mod tests {
     /// Compiles a C program that prints every size, offset and constant the tool
     /// relies on, as the C compiler sees records.h, and returns them by name.
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
-        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
         for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
@@ -569,7 +579,7 @@ mod tests {
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
@@ -665,6 +675,7 @@ mod tests {
         want("hs_config.written.offset".into(), 0);
         want("HS_CONFIG_WRITTEN".into(), CONFIG_WRITTEN as u64);
         want("HS_OUTCOME_NONE".into(), OUTCOME_NONE as u64);
+        want("HS_BUSY_SHARE_ONE".into(), BUSY_SHARE_ONE as u64);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
         }

@@ -568,6 +568,8 @@ fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()>
                 lossy: e.flags & abi::PATH_LOSSY != 0,
                 clean_segs: e.clean_segs,
                 agreed: e.agreed,
+                handshakes: e.handshakes,
+                busy_pct: table::busy_pct(e.busy_share),
             })
             .collect(),
     };

@@ -71,6 +71,10 @@ pub struct EntryReport {
     pub clean_segs: u32,
     /// Its confidence: storing flows in a row whose estimate agreed with it (within 25 %).
     pub agreed: u32,
+    /// Handshakes of flows that looked it up, and the share of recent ones (%, an EWMA)
+    /// that found a queue at the bottleneck: jumps are cut by that share (jump_yield).
+    pub handshakes: u32,
+    pub busy_pct: f64,
     /// Flows resuming from it now (concurrency=split).
     pub resumers: u32,
 }
@@ -87,19 +91,23 @@ impl EntryReport {
             lossy: e.flags & super::abi::PATH_LOSSY != 0,
             clean_segs: e.clean_segs,
             agreed: e.agreed,
+            handshakes: e.handshakes,
+            busy_pct: table::busy_pct(e.busy_share),
             resumers: e.resumers,
         }
     }
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), {:.1} s old, from {}{}",
+            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), busy {:.0} % of {} handshakes, {:.1} s old, from {}{}",
             self.peer,
             fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
             self.bw_bytes_per_s,
             self.min_rtt_us as f64 / 1e3,
             self.flows,
             self.agreed,
+            self.busy_pct,
+            self.handshakes,
             self.age_s,
             self.source,
             if self.lossy { format!(", lossy ({} segments clean since)", self.clean_segs) } else { String::new() }
@@ -169,7 +177,7 @@ impl Status {
 pub fn table_text(entries: &[(IpAddr, PathEntry)], now_boot_ns: u64) -> String {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec!["peer", "bandwidth", "min RTT ms", "BDP KB", "flows", "age s", "source"]);
+    t.set_header(vec!["peer", "bandwidth", "min RTT ms", "BDP KB", "flows", "busy %", "age s", "source"]);
     for (a, e) in entries {
         let r = EntryReport::of(*a, e, now_boot_ns);
         t.add_row(vec![
@@ -178,6 +186,7 @@ pub fn table_text(entries: &[(IpAddr, PathEntry)], now_boot_ns: u64) -> String {
             format!("{:.2}", r.min_rtt_us as f64 / 1e3),
             format!("{:.0}", r.bw_bytes_per_s as f64 * r.min_rtt_us as f64 / 1e6 / 1024.0),
             r.flows.to_string(),
+            format!("{:.0}", r.busy_pct),
             format!("{:.1}", r.age_s),
             r.source.to_string(),
         ]);

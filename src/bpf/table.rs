@@ -2,7 +2,7 @@
 
 use anyhow::{ensure, Context, Result};
 use serde::{Deserialize, Serialize};
-use super::abi::{PathEntry, SOURCES};
+use super::abi::{self, PathEntry, SOURCES};
 use std::net::{IpAddr, Ipv6Addr};
 
 /// Bounds a stored estimate must respect: beyond them it is corrupt, not a path.
@@ -56,6 +56,15 @@ pub fn validate_entry(e: &PathEntry) -> Result<()> {
     Ok(())
 }
 
+/// hs_path.busy_share (HS_BUSY_SHARE_ONE = every handshake) as a percentage, and back.
+pub fn busy_pct(busy_share: u32) -> f64 {
+    busy_share.min(abi::BUSY_SHARE_ONE) as f64 * 100.0 / abi::BUSY_SHARE_ONE as f64
+}
+
+pub fn busy_share_of(pct: f64) -> u32 {
+    (pct.clamp(0.0, 100.0) / 100.0 * abi::BUSY_SHARE_ONE as f64).round() as u32
+}
+
 pub fn source_name(e: &PathEntry) -> &'static str {
     SOURCES.get(e.source as usize).copied().unwrap_or("?")
 }
@@ -89,6 +98,12 @@ pub struct SavedEntry {
     /// Flows in a row that agreed with it (absent in older files: 0).
     #[serde(default)]
     pub agreed: u32,
+    /// Handshakes that looked it up (absent in older files: 0).
+    #[serde(default)]
+    pub handshakes: u32,
+    /// The share of recent ones that found the bottleneck busy, % (absent: 0).
+    #[serde(default)]
+    pub busy_pct: f64,
 }
 
 pub const SAVE_FORMAT: &str = "headstart-path-table";
@@ -109,7 +124,8 @@ impl SavedTable {
             ensure!(seen.insert(addr_to_key(addr)), "{}: duplicate peer (the same key as an earlier record)", rec());
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u16;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, ..Default::default() };
+            ensure!(e.busy_pct.is_finite() && (0.0..=100.0).contains(&e.busy_pct), "{}: busy_pct must be 0..100", rec());
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
             out.push((key_to_addr(&addr_to_key(addr)), entry, e.age_s));
         }

@@ -625,8 +625,47 @@ static void test_random_loss_floor(void)
 	CHECK(hs_random_loss_floor(100, 150) == 110, "beta above 100 %% is 100 %%");
 }
 
+/* Jumps that yield: the handshake test, the entry's busy share over handshakes, and
+ * the jump's share that follows from it. */
+static void test_jumps_yield(void)
+{
+	__u32 share = 0, i, busy = 0;
+
+	/* Busy: a quarter of the queue threshold over the min RTT (1.56 ms at 50 ms), at
+	 * least 1 ms (10 ms path: a quarter would be 0.5 ms). */
+	CHECK(hs_bottleneck_busy(51600, 50000) && !hs_bottleneck_busy(51500, 50000), "50 ms: 1.6 ms busy, 1.5 ms not");
+	CHECK(hs_bottleneck_busy(11001, 10000) && !hs_bottleneck_busy(10900, 10000), "10 ms: the 1 ms floor");
+	CHECK(!hs_bottleneck_busy(0, 50000) && !hs_bottleneck_busy(90000, 0), "no samples: not busy");
+	/* A path its flows have to themselves: the share stays 0 and the jump whole. */
+	for (i = 0; i < 100; i++)
+		share = hs_busy_share_after(share, 0);
+	CHECK(share == 0 && hs_yielded_jump_pct(100, share) == 100, "idle path: whole jump (%u)", share);
+	/* One busy handshake moves it by 1/8. */
+	share = hs_busy_share_after(0, 1);
+	CHECK(share == HS_BUSY_SHARE_ONE / 8, "one busy handshake: 1/8 (%u)", share);
+	CHECK(hs_yielded_jump_pct(100, share) == 87, "jump 87 %% (%u)", hs_yielded_jump_pct(100, share));
+	/* A bottleneck found busy in one handshake of three settles near a third. */
+	for (share = 0, i = 0; i < 300; i++)
+		share = hs_busy_share_after(share, i % 3 == 0);
+	CHECK(share > HS_BUSY_SHARE_ONE / 5 && share < HS_BUSY_SHARE_ONE / 2, "a third busy: share %u", share);
+	busy = hs_yielded_jump_pct(100, share);
+	CHECK(busy > 50 && busy < 80, "a third busy: jump %u %%", busy);
+	/* ... and a path that empties forgets it within a few dozen handshakes. */
+	for (i = 0; i < 30; i++)
+		share = hs_busy_share_after(share, 0);
+	CHECK(hs_yielded_jump_pct(100, share) >= 99, "quiet again: jump %u %%", hs_yielded_jump_pct(100, share));
+	/* Never below half, whatever the share (a corrupt one above 1 included). */
+	for (share = 0, i = 0; i < 100; i++)
+		share = hs_busy_share_after(share, 1);
+	CHECK(share <= HS_BUSY_SHARE_ONE && share > HS_BUSY_SHARE_ONE * 9 / 10, "always busy: share -> 1 (%u)", share);
+	CHECK(hs_yielded_jump_pct(100, share) == 50 && hs_yielded_jump_pct(100, ~0U) == 50, "at most to half");
+	CHECK(hs_busy_share_after(~0U, 1) == HS_BUSY_SHARE_ONE, "a corrupt share is read as 1");
+	CHECK(hs_yielded_jump_pct(60, HS_BUSY_SHARE_ONE / 4) == 45, "of jump_pct: 60 x 3/4");
+}
+
 int main(void)
 {
+	test_jumps_yield();
 	test_random_loss_floor();
 	test_store_rules();
 	test_rate_check();
