@@ -158,7 +158,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	struct hs_jump j;
 	enum hs_recon r;
 	__u64 lease, cached_Bps;
-	__u32 busy_share, jump_pct;
+	__u32 busy_share;
+	int cut;
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
@@ -263,11 +264,12 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	} else {
 		st->lease_ns = lease;
 	}
-	jump_pct = cfg->jump_yield ? hs_yielded_jump_pct(cfg->jump_pct, busy_share) : cfg->jump_pct;
-	if (jump_pct < cfg->jump_pct)
+	/* jump_yield: cut by the entry's busy share (lib/resume.h). */
+	j = hs_yielded_jump(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache, cfg->jump_pct,
+			    cfg->jump_yield ? busy_share : 0, min_saved_pkts, cfg->max_start_cwnd,
+			    (__u64)cfg->max_start_rate_mbps * 125000, &cut);
+	if (cut)
 		hs_count(cc, HS_YIELDED_JUMPS);
-	j = hs_jump_size(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache,
-			 jump_pct, cfg->max_start_cwnd, (__u64)cfg->max_start_rate_mbps * 125000);
 	hs_resume_jump(&st->resume, &j, tp->delivered);
 	hs_count(cc, HS_JUMPS);
 	st->outcome = HS_JUMPS;

@@ -663,9 +663,36 @@ static void test_jumps_yield(void)
 	CHECK(hs_yielded_jump_pct(60, HS_BUSY_SHARE_ONE / 4) == 45, "of jump_pct: 60 x 3/4");
 }
 
+/* The jump a busy share leaves: cut, but not below min_pkts unless the whole is. */
+static void test_yielded_jump_floor(void)
+{
+	/* 12.5 MB/s x 50 ms / 1448 B = 431 packets whole; always busy: half. */
+	__u64 bw = 12500000;
+	struct hs_jump whole = hs_jump_size(bw, 50000, 50000, 1448, 100, 1000, 0), j;
+	int cut = -1;
+
+	j = hs_yielded_jump(bw, 50000, 50000, 1448, 100, HS_BUSY_SHARE_ONE, 40, 1000, 0, &cut);
+	CHECK(whole.cwnd == 431 && j.cwnd == 215 && cut == 1, "half of 431: %u (cut %d)", j.cwnd, cut);
+	CHECK(j.pacing_Bps * 2 <= whole.pacing_Bps + 2 * 1448, "paced at half the rate too");
+	j = hs_yielded_jump(bw, 50000, 50000, 1448, 100, 0, 40, 1000, 0, &cut);
+	CHECK(j.cwnd == whole.cwnd && j.pacing_Bps == whole.pacing_Bps && cut == 0, "no share: the whole jump");
+	/* T-Mobile's 16.7 Mbit/s x 50 ms: 72 packets whole; half would be 36: the floor. */
+	j = hs_yielded_jump(2087500, 50000, 50000, 1448, 100, HS_BUSY_SHARE_ONE, 40, 1000, 0, &cut);
+	CHECK(j.cwnd == 40 && cut == 1, "not below min_pkts: %u", j.cwnd);
+	/* A whole jump below the floor is not raised to it; s_bbr has no floor. */
+	j = hs_yielded_jump(1000000, 50000, 50000, 1448, 100, HS_BUSY_SHARE_ONE, 40, 1000, 0, &cut);
+	CHECK(j.cwnd == 34 && cut == 0, "whole 34 stays: %u", j.cwnd);
+	j = hs_yielded_jump(2087500, 50000, 50000, 1448, 100, HS_BUSY_SHARE_ONE, 0, 1000, 0, &cut);
+	CHECK(j.cwnd == 36 && cut == 1, "no floor: half, %u", j.cwnd);
+	/* The caps still hold: max_cwnd below the floor. */
+	j = hs_yielded_jump(2087500, 50000, 50000, 1448, 100, HS_BUSY_SHARE_ONE, 40, 20, 0, &cut);
+	CHECK(j.cwnd == 20 && cut == 0, "max_cwnd 20: %u", j.cwnd);
+}
+
 int main(void)
 {
 	test_jumps_yield();
+	test_yielded_jump_floor();
 	test_random_loss_floor();
 	test_store_rules();
 	test_rate_check();
