@@ -13,6 +13,9 @@
 #   KNOBS (environment): extra `headstart config` assignments for every run
 #   PAIRS (environment): the fairness part's pairs (default "cubic,s_cubic cubic,cubic
 #     bbr,s_bbr bbr,bbr")
+#   SEEDS, LOADS, MEANS (environment): the fairness part's Poisson seeds (default 21),
+#     loads (default "0.12 0.27 0.63") and means (default "64k 128k 512k 1m"). One seed
+#     gives both runs of a pair the same flows, so they compare flow by flow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
@@ -45,10 +48,11 @@ fi
 
 if has fairness; then
   for pair in ${PAIRS:-cubic,s_cubic cubic,cubic bbr,s_bbr bbr,bbr}; do
-    for load in 0.12 0.27 0.63; do
-      for mean in 64k 128k 512k 1m; do
+    for load in ${LOADS:-0.12 0.27 0.63}; do
+      for mean in ${MEANS:-64k 128k 512k 1m}; do
+       for seed in ${SEEDS:-21}; do
         fresh
-        name="fair-${pair/,/+}-$mean-load$load"
+        name="fair-${pair/,/+}-$mean-load$load-s$seed"
         cat > "$OUT/$name.toml" <<TOML
 name = "$name"
 [link]
@@ -65,8 +69,10 @@ flows = $FLOWS
 clients = 1
 warm = true
 mixed = true
+seed = $seed
 TOML
         $HS lab run "$OUT/$name.toml" --quiet --no-plot --out "$OUT/$name" > "$OUT/$name.txt"
+       done
       done
     done
   done

@@ -7,8 +7,9 @@
  *        │            close to the saved one? nobody else resuming from it?
  *        │  no: plain kernel start (counted by reason)
  *        ▼  yes
- *   Unvalidated ── cwnd = jump (a share of the saved BDP, capped), paced over the
- *        │         current RTT; PipeSize counts what gets delivered from here on
+ *   Unvalidated ── cwnd = jump (a share of the saved BDP, cut by the entry's busy
+ *        │         share, capped), paced over the current RTT; PipeSize counts
+ *        │         what gets delivered from here on
  *        │  first ACK of data (rate limited: flight < IW → Normal)
  *        ▼
  *   Validating ── the kernel's growth; ends when the last packet sent while
@@ -46,6 +47,11 @@
  *     min_saved_pkts (knob min_jump_pkts, s_cubic): a jump of 1-4 IW gains at most an
  *     RTT or two, and on the LTE traces s_cubic's jumps below 40 packets lost 8-17 %
  *     of cubic's throughput in every cell while larger ones gained (BENCHMARKS.md).
+ *  6. The RFC recommends jumping to half the saved window; here the jump is the whole
+ *     of it (the papers'), cut towards half by the share of recent handshakes that
+ *     found the bottleneck busy (hs_yielded_jump): three quarters on every path took
+ *     an idle 50 ms path's Ω from 0.993 to 0.957, and whole jumps on every path slowed
+ *     a cubic client beside them at 63 % load by a median 6 % (BENCHMARKS.md, Issue 11).
  * Units: packets, microseconds, nanoseconds (clock), bytes per second. */
 #ifndef HS_RESUME_H
 #define HS_RESUME_H
@@ -307,9 +313,9 @@ HS_INLINE int hs_queue_rising(__u32 rtt_us, __u32 min_rtt_us)
  * rate fills the bottleneck by itself: every packet of another flow then waits, and a
  * Cubic flow starting beside it reads the queue as its own slow start's end (HyStart's
  * delay test, 6.25 ms at 50 ms) and leaves slow start at a few dozen packets. Measured
- * (BENCHMARKS.md, Issue 11): beside such jumps a cubic client's mean FCT rose 4-11 %
- * at 63 % load, and the cubic flows that grew slower had left slow start at 28 packets
- * where alone they went on to 90-170. No single handshake warns of it: most harmful
+ * (BENCHMARKS.md, Issue 11): beside such jumps a cubic client's mean FCT rose by a
+ * median 6.2 % (up to 9.3 %) at 63 % load, and its slowest flows had left slow start at
+ * 22-49 packets where alone they reached 89-642. No single handshake warns of it: most harmful
  * jumps saw no queue in theirs. The entry keeps, over the handshakes of the flows
  * that looked it up, the share that found the bottleneck queueing (an EWMA, gain 1/8),
  * which on a queue that stands only when the link is full is the share of time
