@@ -267,7 +267,7 @@ pub struct DownReport {
 pub fn down(cfg: &Config) -> Result<DownReport> {
     sys::require_root()?;
     let mut report = DownReport::default();
-    if bpf::trusted_pin_dir().is_ok() && bpf::paths_map().is_ok() {
+    if bpf::trusted_pin_dir().is_ok() && bpf::pinned_map("hs_paths").is_ok() {
         report.saved_entries = save(cfg)?;
     }
     let previous = State::read(&cfg.state_dir)?.and_then(|s| s.previous_default_cc);

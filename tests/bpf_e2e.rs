@@ -579,6 +579,12 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     let v = hex(older);
     args.extend(v.iter().map(String::as_str));
     bpftool(&args);
+    // Before the upgrade, this build says what to do instead of misreading the records.
+    for cmd in [&["table", "list"][..], &["status"]] {
+        let out = hs(cmd);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("40-byte records") && err.contains("`headstart load` carries it over"), "{cmd:?}: {err}");
+    }
 
     let out = hs(&["load"]);
     let err = String::from_utf8_lossy(&out.stderr);

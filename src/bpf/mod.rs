@@ -364,7 +364,15 @@ pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
 }
 
 pub fn paths_map() -> Result<PinnedMap> {
-    pinned_map("hs_paths")
+    let m = pinned_map("hs_paths")?;
+    // A table an older headstart loaded has shorter records: `load` carries it over.
+    anyhow::ensure!(
+        m.value_size() as usize == std::mem::size_of::<PathEntry>(),
+        "the path table was loaded by another headstart version ({}-byte records, this one's are {}): `headstart load` carries it over",
+        m.value_size(),
+        std::mem::size_of::<PathEntry>()
+    );
+    Ok(m)
 }
 
 fn config_map() -> Result<PinnedMap> {

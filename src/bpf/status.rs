@@ -128,7 +128,9 @@ pub fn status() -> Result<Status> {
                 .unwrap_or_default(),
         })
         .collect();
-    let (table, knobs) = match super::paths_map() {
+    // A pinned table this build cannot read is an error to show, not "no table".
+    let (table, knobs) = match super::pinned_map("hs_paths").and_then(|_| super::paths_map()) {
+        Err(e) if super::pinned_map("hs_paths").is_ok() => return Err(e),
         Ok(m) => (
             Some(TableStatus { entries: super::table_entries()?.len(), capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
             Some(KnobsReport::of(&super::read_knobs()?)),
