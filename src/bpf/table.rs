@@ -182,10 +182,27 @@ mod tests {
             (good.replace("headstart-path-table", "x"), "format"),
             ("{".to_string(), "not a headstart table"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"extra\":2,"), "not a headstart table"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":101,"), "busy_pct"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":-1,"), "busy_pct"),
         ] {
             let err = format!("{:#}", SavedTable::parse(&bad).unwrap_err());
             assert!(err.contains(why), "expected '{why}' in '{err}'");
         }
+    }
+    #[test]
+    fn a_busy_share_comes_back_as_saved() {
+        let file = |busy: &str| {
+            format!(
+                r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
+                {{"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"{busy}}}]}}"#
+            )
+        };
+        let e = &SavedTable::parse(&file(r#","handshakes":12,"busy_pct":25"#)).unwrap().records[0].1;
+        assert_eq!((e.handshakes, e.busy_share), (12, abi::BUSY_SHARE_ONE / 4));
+        assert_eq!(busy_pct(e.busy_share), 25.0);
+        let e = &SavedTable::parse(&file("")).unwrap().records[0].1;
+        assert_eq!((e.handshakes, e.busy_share), (0, 0), "older files: no share");
+        assert_eq!(busy_pct(u32::MAX), 100.0, "a corrupt share reads as every handshake");
     }
     #[test]
     fn a_lossy_mark_comes_back_with_its_clean_count() {
