@@ -358,9 +358,12 @@ fn s_bbr_reads_the_link_through_aggregated_acks() {
     // BBR has no HyStart: every flow counts.
     let (on, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "on", &[&["load"]], &lab));
     assert!(on.len() == 3 && (77.2..=115.8).contains(&on[1]), "4 ms ACK aggregation: s_bbr stored {on:?} Mbit/s (the link: 96.5); {ctx}");
-    // Without the burst view: BBR's estimate alone, 75.6-77.9 in 5 flows (2026-11-23).
+    // Without the burst view: BBR's estimate alone, the ramp, 75.6-77.9 in 5 flows
+    // (2026-11-23), 76.3 in 3 (2026-11-25). Checked against the ramp, not as 0.9x the
+    // median above: that read 83.7-103.8 over 14 flows, and a median of three at 83.9
+    // ([83.8, 83.9, 95.4], 2026-11-25) put 0.9x of it below the ramp's 76.3.
     let (off, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "off", &[&["load"], &["config", "gcbe_aggregation=off"]], &lab));
-    assert!(off.len() == 3 && off[1] < 0.9 * on[1], "without the burst view s_bbr reads the ramp: {off:?} vs {on:?} Mbit/s; {ctx}");
+    assert!(off.len() == 3 && off[1] < 80.0 && off[1] < on[1], "without the burst view s_bbr reads the ramp: {off:?} vs {on:?} Mbit/s; {ctx}");
     let st = status();
     assert_eq!(counter(&st, "s_bbr", "misses"), 3, "every flow started cold: {st}");
 }
