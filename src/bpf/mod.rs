@@ -364,8 +364,12 @@ pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
 }
 
 pub fn paths_map() -> Result<PinnedMap> {
-    let m = pinned_map("hs_paths")?;
-    // A table an older headstart loaded has shorter records: `load` carries it over.
+    readable_paths(pinned_map("hs_paths")?)
+}
+
+/// The pinned path table, if this build can read it: one an older headstart loaded has
+/// shorter records, which `load` carries over.
+pub fn readable_paths(m: PinnedMap) -> Result<PinnedMap> {
     anyhow::ensure!(
         m.value_size() as usize == std::mem::size_of::<PathEntry>(),
         "the path table was loaded by another headstart version ({}-byte records, this one's are {}): `headstart load` carries it over",

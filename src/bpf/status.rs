@@ -128,13 +128,16 @@ pub fn status() -> Result<Status> {
                 .unwrap_or_default(),
         })
         .collect();
-    // A pinned table this build cannot read is an error to show, not "no table".
-    let (table, knobs) = match super::pinned_map("hs_paths").and_then(|_| super::paths_map()) {
-        Err(e) if super::pinned_map("hs_paths").is_ok() => return Err(e),
-        Ok(m) => (
-            Some(TableStatus { entries: super::table_entries()?.len(), capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
-            Some(KnobsReport::of(&super::read_knobs()?)),
-        ),
+    // No pinned table: nothing loaded yet. One this build cannot read is an error to
+    // show, not "no table".
+    let (table, knobs) = match super::pinned_map("hs_paths") {
+        Ok(m) => {
+            let m = super::readable_paths(m)?;
+            (
+                Some(TableStatus { entries: super::table_entries()?.len(), capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
+                Some(KnobsReport::of(&super::read_knobs()?)),
+            )
+        }
         Err(_) => (None, None),
     };
     Ok(Status { default_cc: super::default_cc(), controllers, table, knobs, rwnd_rewrites: super::rwnd_rewrites() })
