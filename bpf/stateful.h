@@ -289,15 +289,14 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_LOSSY_NO_RWND);
 	}
-	/* A queue in the handshake's RTT: the bottleneck is busy (a queue stands only where
-	 * packets arrive as fast as it sends), so the jump, paced at the whole path's rate
-	 * on top of that traffic, is likely to overflow it. A hole in the jump makes the
-	 * receiver discard what lies past its real window: such jumps stay within it.
-	 * Beside a bbr client on one 100 Mbit/s, 50 ms bottleneck, s_bbr's jumps met
-	 * losses and receivers discarded 0.19-0.58 % of the segments in 5 of 12 runs; one
-	 * such jump's handshake showed 3.4 ms of queue, so the threshold is the lower one
-	 * (half of hs_queue_seen's: 3.1 ms at 50 ms, 1 ms at 10 ms). */
-	if (st->rwnd_mode != HS_RWND_OFF && hs_queue_rising(in.cur_rtt_us, in.saved_rtt_us) && !cfg->rwnd_busy) {
+	/* Into a busy bottleneck the jump stays within the receiver's real window
+	 * (lib/resume.h). Beside a bbr client on one 100 Mbit/s, 50 ms bottleneck, s_bbr's
+	 * jumps met losses and receivers discarded 0.19-0.58 % of the segments in 5 of 12
+	 * runs; one such jump's handshake showed 3.4 ms of queue, so the handshake's
+	 * threshold is the lower one (half of hs_queue_seen's: 3.1 ms at 50 ms, 1 ms at
+	 * 10 ms). */
+	if (st->rwnd_mode != HS_RWND_OFF && !cfg->rwnd_busy &&
+	    hs_bottleneck_too_busy_for_override(in.cur_rtt_us, in.saved_rtt_us, busy_share)) {
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_BUSY_NO_RWND);
 	}

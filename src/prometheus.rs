@@ -30,7 +30,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_probe_drain_answered_total", kind: "counter", help: "s_cubic: losses of data sent before the probe's drain, answered as one congestion event with the drain (ssthresh = beta of the window the probe reached)." },
     Family { name: "headstart_no_queue_overflows_total", kind: "counter", help: "Loss episodes that began with no queue in the smoothed RTT, but with it rising, and lost a run of packets: read as overflows, so the path is not marked lossy." },
     Family { name: "headstart_yielded_jumps_total", kind: "counter", help: "Jumps cut by their entry's busy share: the share of recent handshakes that found the bottleneck queueing (jump_yield)." },
-    Family { name: "headstart_busy_no_rwnd_total", kind: "counter", help: "Jumps whose handshake RTT showed a queue (a busy bottleneck) made without the receive-window override." },
+    Family { name: "headstart_busy_no_rwnd_total", kind: "counter", help: "Jumps into a busy bottleneck (a queue in the handshake RTT, or an entry busy in half its handshakes) made without the receive-window override." },
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
     Family { name: "headstart_hooks_missed_total", kind: "counter", help: "Loss episodes the kernel began without running the controller's ssthresh and set_state (ssthresh left a stale stack word); the controller replayed them at its next hook." },

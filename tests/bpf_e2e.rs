@@ -1077,6 +1077,23 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     for r in &rows {
         assert!(r.override_rwnd_limited_ms.is_some(), "rwnd_busy=on: the override as before: {r:?}");
     }
+
+    // No queue in either handshake, but an entry whose handshakes found one in 60 % of
+    // them: the first handshake, idle, leaves 52.5 % (no override), the second 45.9 %
+    // (the override).
+    let file = f.path("busy-entry.json");
+    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":50000,"flows":1,"age_s":0,"source":"s_cubic","handshakes":20,"busy_pct":60}"#;
+    std::fs::write(&file, table_file(unix_now(), &[entry.to_string()])).unwrap();
+    let setup: &[&[&str]] = &[&["load"], &["config", "store=off"], &["table", "restore", file.to_str().unwrap()]];
+    let out = rate_sweep(&f, "busy-entry", setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+    let mut rows = headstart::lab::report::read_rows(&out).unwrap();
+    rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+    let st = status();
+    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 1, "the first jump only: {st}");
+    assert_eq!(rows[0].override_rwnd_limited_ms, None, "share 52.5 %: without the override: {:?}", rows[0]);
+    assert!(rows[1].override_rwnd_limited_ms.is_some(), "share 45.9 %: with it: {:?}", rows[1]);
+    let busy = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()["busy_pct"].as_f64().unwrap();
+    assert!((busy - 45.9).abs() < 0.5, "two idle handshakes: 60 -> 45.9 %, got {busy}");
 }
 
 /// Jumps yield to a bottleneck their handshakes find busy (jump_yield): each handshake
