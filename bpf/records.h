@@ -87,7 +87,7 @@ enum hs_counter {
 	HS_NO_QUEUE_OVERFLOWS,      /* loss episodes that began with no queue in the RTT, rising, and lost a run: overflows, the path not marked lossy */
 	HS_PROBE_DRAIN_ANSWERED,    /* s_cubic: a loss of data sent before the probe's drain, answered with beta of the probe's peak (lib/resume.h) */
 	HS_UNTRUSTED,               /* flows whose socket's owner uid is above trusted_uid_max: the kernel's own, table untouched */
-	HS_BUSY_NO_RWND,            /* jumps into a busy bottleneck (a queue in the handshake RTT, or an entry busy in half its handshakes), made without the window override */
+	HS_BUSY_NO_RWND,            /* jumps into a busy bottleneck (a queue in the handshake RTT; a smaller one at an entry busy in half its handshakes), made without the window override */
 	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
 	HS_STATEFUL_COUNTERS,
 };

@@ -1078,22 +1078,32 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         assert!(r.override_rwnd_limited_ms.is_some(), "rwnd_busy=on: the override as before: {r:?}");
     }
 
-    // No queue in either handshake, but an entry whose handshakes found one in 60 % of
-    // them: the first handshake, idle, leaves 52.5 % (no override), the second 45.9 %
-    // (the override).
-    let file = f.path("busy-entry.json");
-    let entry = r#"{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":50000,"flows":1,"age_s":0,"source":"s_cubic","handshakes":20,"busy_pct":60}"#;
-    std::fs::write(&file, table_file(unix_now(), &[entry.to_string()])).unwrap();
-    let setup: &[&[&str]] = &[&["load"], &["config", "store=off"], &["table", "restore", file.to_str().unwrap()]];
-    let out = rate_sweep(&f, "busy-entry", setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
-    let mut rows = headstart::lab::report::read_rows(&out).unwrap();
-    rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-    let st = status();
-    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 1, "the first jump only: {st}");
-    assert_eq!(rows[0].override_rwnd_limited_ms, None, "share 52.5 %: without the override: {:?}", rows[0]);
-    assert!(rows[1].override_rwnd_limited_ms.is_some(), "share 45.9 %: with it: {:?}", rows[1]);
-    let busy = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()["busy_pct"].as_f64().unwrap();
-    assert!((busy - 45.9).abs() < 0.5, "two idle handshakes: 60 -> 45.9 %, got {busy}");
+    // An entry whose handshakes found a queue in 40 % of them, read with its min RTT as
+    // 96 % of this path's: each handshake is 2 ms over it, busy (1.5 ms) but not rising
+    // (3 ms). The first leaves the share at 47.5 % (the override), the second at 54.1 %
+    // (none). With the entry read as it is (clean handshakes), the override stays
+    // whatever the share: a small queue alone, or a busy share alone, is not enough.
+    let busy_entry = |name: &str, busy_pct: u32, rtt_scale_pct: u32| {
+        let file = f.path(&format!("{name}.json"));
+        let entry = format!(r#"{{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":50000,"flows":1,"age_s":0,"source":"s_cubic","handshakes":20,"busy_pct":{busy_pct}}}"#);
+        std::fs::write(&file, table_file(unix_now(), &[entry])).unwrap();
+        let scale = format!("rtt_scale_pct={rtt_scale_pct}");
+        let setup: &[&[&str]] = &[&["load"], &["config", "store=off", &scale], &["table", "restore", file.to_str().unwrap()]];
+        let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+        let mut rows = headstart::lab::report::read_rows(&out).unwrap();
+        rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        let busy = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()["busy_pct"].as_f64().unwrap();
+        (rows, status(), busy)
+    };
+    let (rows, st, busy) = busy_entry("busy-entry", 40, 96);
+    assert!((busy - 54.1).abs() < 0.5, "two busy handshakes: 40 -> 54.1 %, got {busy}");
+    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 1, "the second jump only: {st}");
+    assert!(rows[0].override_rwnd_limited_ms.is_some(), "share 47.5 %: with the override: {:?}", rows[0]);
+    assert_eq!(rows[1].override_rwnd_limited_ms, None, "share 54.1 %: without it: {:?}", rows[1]);
+    let (rows, st, busy) = busy_entry("clean-handshakes", 90, 100);
+    assert!(busy < 90.0 * 0.875 * 0.875 + 0.5, "two idle handshakes lower the share: {busy}");
+    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 0, "{st}");
+    assert!(rows.iter().all(|r| r.override_rwnd_limited_ms.is_some()), "clean handshakes keep the override: {rows:?}");
 }
 
 /// Jumps yield to a bottleneck their handshakes find busy (jump_yield): each handshake

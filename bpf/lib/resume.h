@@ -377,15 +377,16 @@ HS_INLINE struct hs_jump hs_yielded_jump(__u64 bw_Bps, __u32 saved_rtt_us, __u32
 
 /* The window override is refused into a busy bottleneck (knob rwnd_busy off): a jump
  * there is likely to overflow the buffer, and a hole in a jump sent past the receiver's
- * real window makes it discard all that lies beyond. Busy is either this handshake's
- * RTT showing a queue (hs_queue_rising), or an entry whose handshakes found the
- * bottleneck queueing in at least half of them: there the buffer often fills while the
- * jump is sent, after a handshake that saw no queue (beside a bbr client at 63 % load,
- * the jump whose hole made receivers discard 94-115 segments was cut to half by the
- * yield; BENCHMARKS.md, Issue 11). */
+ * real window makes it discard all that lies beyond. Busy is this handshake's RTT
+ * showing a rising queue (hs_queue_rising), or a smaller one (hs_bottleneck_busy) at an
+ * entry whose handshakes found the bottleneck queueing in at least half of them. Beside
+ * a bbr client at 63 % load, the jump whose hole made receivers discard 94-115 segments
+ * had such a handshake (1.6-3.1 ms over the min at 50 ms) at such an entry
+ * (BENCHMARKS.md, Issue 11). A small queue alone is often a link's own scheduling
+ * delay (LTE), and a busy share alone would refuse the override after a clean handshake. */
 HS_INLINE int hs_bottleneck_too_busy_for_override(__u32 rtt_us, __u32 min_rtt_us, __u32 busy_share)
 {
-	return hs_queue_rising(rtt_us, min_rtt_us) || busy_share >= HS_BUSY_SHARE_ONE / 2;
+	return hs_queue_rising(rtt_us, min_rtt_us) || (busy_share >= HS_BUSY_SHARE_ONE / 2 && hs_bottleneck_busy(rtt_us, min_rtt_us));
 }
 
 /* The rate test, on each ACK of Validating until it passes: from a quarter of the

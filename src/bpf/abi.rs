@@ -402,7 +402,7 @@ pub const KNOBS: &[Knob] = &[
         name: "rwnd_busy",
         kind: KnobKind::Switch,
         default: OFF,
-        doc: "open the receiver's window also for jumps into a busy bottleneck (a handshake RTT that showed a queue over the saved min RTT, or an entry whose handshakes found one in at least half of them), where the jump is likely to overflow the buffer and a hole makes the receiver discard what lies past its real window; off = such jumps stay within it (counted busy_no_rwnd)",
+        doc: "open the receiver's window also for jumps into a busy bottleneck (a handshake RTT that showed a queue over the saved min RTT, or a smaller one at an entry whose handshakes found one in at least half of them), where the jump is likely to overflow the buffer and a hole makes the receiver discard what lies past its real window; off = such jumps stay within it (counted busy_no_rwnd)",
     },
     Knob {
         name: "jump_yield",

@@ -662,12 +662,14 @@ static void test_jumps_yield(void)
 	CHECK(hs_busy_share_after(~0U, 1) == HS_BUSY_SHARE_ONE, "a corrupt share is read as 1");
 	CHECK(hs_yielded_jump_pct(60, HS_BUSY_SHARE_ONE / 4) == 45, "of jump_pct: 60 x 3/4");
 	/* The window override is refused into a busy bottleneck: a queue rising in this
-	 * handshake (3.1 ms at 50 ms), or an entry busy in half its handshakes. */
-	CHECK(!hs_bottleneck_too_busy_for_override(51000, 50000, HS_BUSY_SHARE_ONE / 2 - 1), "idle handshake, share under half: override");
-	CHECK(hs_bottleneck_too_busy_for_override(51000, 50000, HS_BUSY_SHARE_ONE / 2), "idle handshake, share half: none");
+	 * handshake (3.1 ms at 50 ms), or a busy one (1.6 ms) at an entry busy in half its
+	 * handshakes. */
 	CHECK(hs_bottleneck_too_busy_for_override(53200, 50000, 0), "3.2 ms of queue in the handshake: none");
 	CHECK(!hs_bottleneck_too_busy_for_override(53000, 50000, 0), "3.0 ms, share 0: override");
-	CHECK(hs_bottleneck_too_busy_for_override(0, 0, ~0U), "no samples, a corrupt share: none");
+	CHECK(hs_bottleneck_too_busy_for_override(52000, 50000, HS_BUSY_SHARE_ONE / 2), "2 ms at an entry busy half the time: none");
+	CHECK(!hs_bottleneck_too_busy_for_override(52000, 50000, HS_BUSY_SHARE_ONE / 2 - 1), "2 ms, share under half: override");
+	CHECK(!hs_bottleneck_too_busy_for_override(51000, 50000, HS_BUSY_SHARE_ONE), "a clean handshake, whatever the share: override");
+	CHECK(!hs_bottleneck_too_busy_for_override(0, 0, ~0U), "no samples: override");
 }
 
 /* The jump a busy share leaves: cut, but not below min_pkts unless the whole is. */
