@@ -963,7 +963,11 @@ fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
     };
     let slow_start = run("slow", "hold", "slow_start");
     let hold = run("hold", "slow_start", "hold");
-    assert!(slow_start < 0.6 * hold, "after_jump_lossy decides: slow_start {slow_start:.3} s, hold {hold:.3} s");
+    // hold takes 1.18 s. slow_start's own time is bimodal, from where its overshoot of
+    // the 1-BDP buffer lands: 0.59 s in two runs, 0.64 and 0.74 s in two others (the
+    // last failed the 0.6x this check had until 2026-11-25). Either knob reading the
+    // other's growth would put the two within a few % of each other.
+    assert!(slow_start < 0.7 * hold, "after_jump_lossy decides: slow_start {slow_start:.3} s, hold {hold:.3} s");
 }
 
 #[test]
@@ -1081,11 +1085,15 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     // An entry whose handshakes found a queue in 40 % of them, read with its min RTT as
     // 96 % of this path's: each handshake is 2 ms over it, busy (1.5 ms) but not rising
     // (3 ms). The first leaves the share at 47.5 % (the override), the second at 54.1 %
-    // (none). With the entry read as it is (clean handshakes), the override stays
-    // whatever the share: a small queue alone, or a busy share alone, is not enough.
-    let busy_entry = |name: &str, busy_pct: u32, rtt_scale_pct: u32| {
+    // (none). With clean handshakes the override stays whatever the share: a small
+    // queue alone, or a busy share alone, is not enough. "Clean" is an entry whose min
+    // RTT is 3 ms over this path's: at the path's own 50 ms, a handshake now and then
+    // read busy (1.56 ms over) from the emulator's lateness alone (2 of 72 idle
+    // handshakes in a loop on 2026-11-25, in runs whose max lateness was 1.5-4.6 ms),
+    // and this check failed in a `make test` that day.
+    let busy_entry = |name: &str, busy_pct: u32, min_rtt_us: u32, rtt_scale_pct: u32| {
         let file = f.path(&format!("{name}.json"));
-        let entry = format!(r#"{{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":50000,"flows":1,"age_s":0,"source":"s_cubic","handshakes":20,"busy_pct":{busy_pct}}}"#);
+        let entry = format!(r#"{{"peer":"10.77.1.1","bw_bytes_per_s":12000000,"min_rtt_us":{min_rtt_us},"flows":1,"age_s":0,"source":"s_cubic","handshakes":20,"busy_pct":{busy_pct}}}"#);
         std::fs::write(&file, table_file(unix_now(), &[entry])).unwrap();
         let scale = format!("rtt_scale_pct={rtt_scale_pct}");
         let setup: &[&[&str]] = &[&["load"], &["config", "store=off", &scale], &["table", "restore", file.to_str().unwrap()]];
@@ -1095,12 +1103,12 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         let busy = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()["busy_pct"].as_f64().unwrap();
         (rows, status(), busy)
     };
-    let (rows, st, busy) = busy_entry("busy-entry", 40, 96);
+    let (rows, st, busy) = busy_entry("busy-entry", 40, 50_000, 96);
     assert!((busy - 54.1).abs() < 0.5, "two busy handshakes: 40 -> 54.1 %, got {busy}");
     assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 1, "the second jump only: {st}");
     assert!(rows[0].override_rwnd_limited_ms.is_some(), "share 47.5 %: with the override: {:?}", rows[0]);
     assert_eq!(rows[1].override_rwnd_limited_ms, None, "share 54.1 %: without it: {:?}", rows[1]);
-    let (rows, st, busy) = busy_entry("clean-handshakes", 90, 100);
+    let (rows, st, busy) = busy_entry("clean-handshakes", 90, 53_000, 100);
     assert!(busy < 90.0 * 0.875 * 0.875 + 0.5, "two idle handshakes lower the share: {busy}");
     assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 0, "{st}");
     assert!(rows.iter().all(|r| r.override_rwnd_limited_ms.is_some()), "clean handshakes keep the override: {rows:?}");
@@ -1117,10 +1125,14 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
 fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
     let f = Fresh::new("yield");
     let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
+    // The idle run's entry has a min RTT 3 ms over this path's, as the clean handshakes'
+    // in the test above: at the path's own, the emulator's lateness alone made a
+    // handshake read busy now and then, and the idle check failed once (2026-11-25, 05:00-08:00 UTC).
     let run = |name: &str, knobs: &[&str]| {
         let mut config = vec!["config", "store=off", "rwnd_busy=on"];
         config.extend_from_slice(knobs);
-        let setup: &[&[&str]] = &[&["load"], &config, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
+        let rtt = if name == "idle" { "53ms" } else { "50ms" };
+        let setup: &[&[&str]] = &[&["load"], &config, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", rtt]];
         let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
@@ -1144,7 +1156,7 @@ fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
     let (jumps, st, e) = run("idle", &[]);
     assert_eq!(e["busy_pct"].as_f64(), Some(0.0), "no queue in any handshake: {e}");
     assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), 0, "{st}");
-    assert!(jumps.iter().all(|&j| j == jumps[0] && j > 400), "whole jumps (96 Mbit/s x 50 ms): {jumps:?}");
+    assert!(jumps.iter().all(|&j| j == jumps[0] && j > 400), "whole jumps (96 Mbit/s x 50-53 ms): {jumps:?}");
 
     let (jumps, st, e) = run("off", &["rtt_scale_pct=80", "jump_yield=off"]);
     assert!(e["busy_pct"].as_f64().unwrap() > 50.0, "still measured: {e}");
