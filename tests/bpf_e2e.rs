@@ -173,6 +173,11 @@ fn table_file(saved_unix_s: u64, entries: &[String]) -> String {
     format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{saved_unix_s},"entries":[{}]}}"#, entries.join(","))
 }
 
+/// `table get --json` of the lab's peer (10.77.1.1).
+fn lab_peer_entry() -> serde_json::Value {
+    serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()
+}
+
 fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
 }
@@ -914,14 +919,13 @@ fn a_lossy_mark_clears_after_ten_thousand_clean_segments_not_one_clean_flow() {
         std::fs::write(&path, table_file(unix_now(), &[e])).unwrap();
         path
     };
-    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     for (clean, name) in [(0u32, "fromzero"), (9000, "nearly")] {
         let table = entry(clean);
         let out = rate_sweep(&f, name, &[&["load"], &["table", "restore", table.to_str().unwrap()]], &["--cc", "s_cubic", "--sizes", "2m", "--keep-table"]);
         let rows = headstart::lab::report::read_rows(&out).unwrap();
         assert_eq!(rows.len(), 1, "one flow: {rows:?}");
         assert_eq!(rows[0].retrans, Some(0), "a clean flow: {:?}", rows[0]);
-        let e = get();
+        let e = lab_peer_entry();
         if clean == 0 {
             let n = e["clean_segs"].as_u64().unwrap();
             assert_eq!(e["lossy"].as_bool(), Some(true), "one clean 2 MB flow keeps the mark: {e}");
@@ -1019,11 +1023,10 @@ fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
 #[test]
 fn a_local_users_flows_neither_read_nor_write_the_table() {
     let f = Fresh::new("uid");
-    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     ok(&["load"]);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&ok(&["config", "--json"])).unwrap()["trusted_uid_max"], "999", "root and system accounts by default");
     ok(&["table", "set", "10.77.1.1", "--bw", "1gbit", "--rtt", "50ms"]);
-    let before = get();
+    let before = lab_peer_entry();
     let out = f.path("nobody");
     sweep(&out, &["--cc", "s_cubic,s_bbr", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
@@ -1031,7 +1034,7 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
     for r in &rows {
         assert_eq!((r.resume.as_deref(), r.jump_cwnd), (Some("untrusted"), Some(0)), "no jump: {r:?}");
     }
-    let after = get();
+    let after = lab_peer_entry();
     for field in ["bw_bytes_per_s", "min_rtt_us", "flows", "lossy", "agreed", "source"] {
         assert_eq!(after[field], before[field], "{field}: the entry as it was set: {before} -> {after}");
     }
@@ -1050,7 +1053,7 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
     sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     assert!(rows[0].resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "{:?}", rows[0]);
-    let bw = get()["bw_bytes_per_s"].as_f64().unwrap() * 8e-6;
+    let bw = lab_peer_entry()["bw_bytes_per_s"].as_f64().unwrap() * 8e-6;
     assert!((50.0..=200.0).contains(&bw), "the flows' own estimate replaced the entry: {bw} Mbit/s");
 }
 
@@ -1103,7 +1106,7 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-        let busy = serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap()["busy_pct"].as_f64().unwrap();
+        let busy = lab_peer_entry()["busy_pct"].as_f64().unwrap();
         (rows, status(), busy)
     };
     let (rows, st, busy) = busy_entry("busy-entry", 40, 50_000, 96);
@@ -1127,7 +1130,6 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
 #[test]
 fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
     let f = Fresh::new("yield");
-    let get = || serde_json::from_str::<serde_json::Value>(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     // The idle run's entry has a min RTT 3 ms over this path's, as the clean handshakes'
     // in the test above: at the path's own, the emulator's lateness alone made a
     // handshake read busy now and then, and the idle check failed once (2026-11-25, 05:00-08:00 UTC).
@@ -1143,7 +1145,7 @@ fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         let jumps: Vec<u32> = rows.iter().map(|r| r.jump_cwnd.unwrap_or(0)).collect();
-        (jumps, status(), get())
+        (jumps, status(), lab_peer_entry())
     };
     let (jumps, st, e) = run("busy", &["rtt_scale_pct=80"]);
     let n = jumps.len() as u64;
