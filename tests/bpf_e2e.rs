@@ -1252,6 +1252,36 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
 /// cwnd at one packet until the jump's last packet was acknowledged: 19 s for this 1 MB
 /// flow against cubic's 0.42 (46x); now 1.2 s (2.9x: the RTO's wait, then slow start).
 /// And the window override stops raising a window the receiver shrinks.
+/// The lab traces its clients' discards beyond their window to the flows they came
+/// from (flows.csv `beyond_window`). A jump with the window override into 2 % random
+/// loss (an entry not marked lossy: store=off) leaves holes, and the client discards
+/// what was sent past its real window beyond them; the entry halves on each retreat
+/// (retreat_entry=decay), so several flows jump. The same flows without the override
+/// discard nothing. The traced total matched the client's TcpExt BeyondWindow in 17 of
+/// 18 runs on 2026-11-25; one run differed, not explained, so that is not asserted.
+#[test]
+fn receivers_discards_are_traced_to_their_flows() {
+    let f = Fresh::new("discards");
+    let run = |name: &str, rwnd_override: &str| {
+        let knobs = format!("rwnd_override={rwnd_override}");
+        let setup: &[&[&str]] =
+            &[&["load"], &["config", &knobs, "store=off", "retreat_entry=decay"], &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
+        let out = rate_sweep(&f, name, setup, &["--loss", "2%", "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--reps", "6"]);
+        let rows = headstart::lab::report::read_rows(&out).unwrap();
+        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        let client = run["client_tcpext"]["BeyondWindow"].as_u64().unwrap_or(0);
+        let seen: Vec<_> = rows.iter().map(|r| (r.role.as_str(), r.resume.as_deref(), r.jump_cwnd, r.beyond_window)).collect();
+        let traced: u64 = rows.iter().map(|r| r.beyond_window.expect("every row counted")).sum();
+        let seen = format!("client BeyondWindow {client}: {seen:?}");
+        (rows, client, traced, seen)
+    };
+    let (rows, _, traced, seen) = run("override", "resume");
+    assert!(traced > 0, "jumps past the receiver's window into 2 % loss: some discarded: {seen}");
+    assert!(rows.iter().filter(|r| r.beyond_window.unwrap() > 0).all(|r| r.jump_cwnd.is_some_and(|j| j > 0)), "only flows that jumped: {seen}");
+    let (_, client, traced, seen) = run("no-override", "off");
+    assert_eq!((traced, client), (0, 0), "within the receiver's window nothing is discarded: {seen}");
+}
+
 #[test]
 fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_per_rtt() {
     let f = Fresh::new("stall");

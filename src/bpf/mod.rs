@@ -41,6 +41,36 @@ pub const CONTROLLERS: &[Controller] = &[
 ];
 
 const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
+const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
+
+/// The lab's count, per flow, of the segments receivers discarded beyond their window
+/// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows.
+/// Counts while it lives; pins nothing.
+pub struct DiscardCounter {
+    // Field order is drop order: the program's link before its object.
+    _link: libbpf_rs::Link,
+    obj: libbpf_rs::Object,
+}
+
+impl DiscardCounter {
+    pub fn attach() -> Result<DiscardCounter> {
+        let obj = object::open_and_load("lab_discards", LAB_DISCARDS_OBJECT, Path::new(PIN_DIR), &[])?;
+        let prog = obj.progs_mut().find(|p| p.name() == "lab_count_beyond_window").context("lab_discards has no program")?;
+        let link = prog.attach().map_err(|e| anyhow::anyhow!("attaching the discard counter: {e}"))?;
+        Ok(DiscardCounter { _link: link, obj })
+    }
+
+    /// Segments the receiver at `receiver_port` discarded of what `sender_port` sent;
+    /// the count is removed (ports are not reused within a run, but across runs).
+    pub fn take(&self, receiver_port: u16, sender_port: u16) -> u64 {
+        use libbpf_rs::{MapCore, MapFlags};
+        let key = ((receiver_port as u32) << 16 | sender_port as u32).to_ne_bytes();
+        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return 0 };
+        let n = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| v.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
+        let _ = m.delete(&key);
+        n
+    }
+}
 
 impl Controller {
     pub fn name(&self) -> &'static str {

@@ -68,6 +68,10 @@ pub struct FlowRow {
     pub queue_delay_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
     pub drops_loss: Option<u64>,
+    /// Segments the client discarded as beyond its window (its TcpExt BeyondWindow,
+    /// this flow's share): what a window override costs when a jump meets a loss.
+    #[serde(default)]
+    pub beyond_window: Option<u64>,
     pub link_capacity_mbps: f64,
     pub link_rtt_ms: f64,
     pub link_buffer_bytes: u64,
@@ -158,6 +162,7 @@ impl FlowRow {
             queue_delay_max_ms: None,
             drops_buffer: None,
             drops_loss: None,
+            beyond_window: o.beyond_window,
             link_capacity_mbps: link.capacity_bps / 1e6,
             link_rtt_ms: rtt_s * 1e3,
             link_buffer_bytes: link.buffer_bytes,

@@ -42,6 +42,8 @@ pub struct FlowOutcome {
     pub table_after: Option<(u64, u32)>,
     /// How the start went (Careful Resume's outcome), for headstart's controllers.
     pub resume: Option<crate::bpf::abi::FlowOutcome>,
+    /// Segments the client discarded beyond its window (None: no counter attached).
+    pub beyond_window: Option<u64>,
 }
 
 /// What a testbed is made of.
@@ -92,6 +94,8 @@ pub struct Testbed {
     pub origin: Instant,
     /// Congestion control of each server port (SERVER_PORT + i).
     server_ccs: Vec<String>,
+    /// Per-flow receiver discards (None if the kernel refused the counter).
+    discards: Option<crate::bpf::DiscardCounter>,
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
@@ -145,6 +149,10 @@ impl Testbed {
             reader_stall: spec.reader_stall,
             origin,
             server_ccs: spec.server_ccs,
+            // An instrument: a run goes on without it, its rows' column empty.
+            discards: crate::bpf::DiscardCounter::attach()
+                .map_err(|e| eprintln!("lab: receivers' discards are not counted per flow: {e:#}"))
+                .ok(),
         })
     }
 
@@ -178,7 +186,8 @@ impl Testbed {
             let key = FlowKey::new(local.ip(), port);
             let table_after = self.table_entry_after(local.ip(), cc);
             let resume = self.resume_outcome(server, local, cc);
-            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after, resume });
+            let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
+            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after, resume, beyond_window });
         }
         let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
         let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
@@ -190,7 +199,8 @@ impl Testbed {
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
         let table_after = self.table_entry_after(local.ip(), cc);
         let resume = self.resume_outcome(server, local, cc);
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume })
+        let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window })
     }
 
     /// What the path table holds for the client after a flow of a headstart
