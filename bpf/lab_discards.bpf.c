@@ -2,8 +2,8 @@
  * receiver discarded as beyond its window (the client's TcpExt BeyondWindow), so that a
  * run's discards can be traced to the flows whose jumps caused them. This kernel drops
  * them with reason TCP_INVALID_SEQUENCE (beyond a hole: measured, 399 of 399 in a lab
- * run) or TCP_INVALID_END_SEQUENCE (in order, ending past the window). Keyed by the ports as the receiver sees
- * them; the lab's client ports are unique within a run. */
+ * run) or TCP_INVALID_END_SEQUENCE (in order, ending past the window). Keyed by the
+ * ports as the receiver sees them; the lab's client ports are unique within a run. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

@@ -44,7 +44,8 @@ const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
 const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
 
 /// The lab's count, per flow, of the segments receivers discarded beyond their window
-/// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows.
+/// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
+/// one run seen matched it).
 /// Counts while it lives; pins nothing.
 pub struct DiscardCounter {
     // Field order is drop order: the program's link before its object.

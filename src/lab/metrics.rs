@@ -68,8 +68,9 @@ pub struct FlowRow {
     pub queue_delay_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
     pub drops_loss: Option<u64>,
-    /// Segments the client discarded as beyond its window (its TcpExt BeyondWindow,
-    /// this flow's share): what a window override costs when a jump meets a loss.
+    /// Segments the client dropped as beyond its window, counted per flow by the lab
+    /// (bpf/lab_discards.bpf.c; their sum is the run's TcpExt BeyondWindow in all but
+    /// one run seen): what a window override costs when a jump meets a loss.
     #[serde(default)]
     pub beyond_window: Option<u64>,
     pub link_capacity_mbps: f64,
