@@ -89,6 +89,7 @@ enum hs_counter {
 	HS_UNTRUSTED,               /* flows whose socket's owner uid is above trusted_uid_max: the kernel's own, table untouched */
 	HS_BUSY_NO_RWND,            /* jumps into a busy bottleneck (a queue in the handshake RTT; a smaller one at an entry busy in half its handshakes), made without the window override */
 	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
+	HS_SHARED_NO_RWND,          /* jumps made while another flow to the peer was open, without the window override */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -177,8 +178,9 @@ struct hs_config {
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 	__u32 rwnd_busy;            /* switch: the window override also for jumps whose handshake RTT showed a queue */
 	__u32 jump_yield;           /* switch: the jump cut by the share of handshakes that found the bottleneck busy */
+	__u32 rwnd_shared;          /* switch: the window override also for jumps while another flow to the peer is open */
 };
-_Static_assert(sizeof(struct hs_config) == 42 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 43 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };

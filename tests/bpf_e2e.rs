@@ -849,6 +849,21 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
     assert!((70.0..=106.0).contains(&bw_mbps), "the next flow starts from the path's rate: {bw_mbps} Mbit/s");
 }
 
+/// A lab run of overlapping flows to one client: Poisson arrivals of 1 MB mean at 80 %
+/// load on 100 Mbit/s, 20 ms (seed 7), with the controllers `ccs` (TOML list items)
+/// and the `[knobs]` lines given.
+fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, knobs: &str) -> PathBuf {
+    let toml = f.path(&format!("{name}.toml"));
+    std::fs::write(
+        &toml,
+        format!("[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [{ccs}]\nmean_size = \"1m\"\nutilization = 0.8\nflows = 40\nclients = 1\nwarm = true\nseed = 7\n[knobs]\n{knobs}"),
+    )
+    .unwrap();
+    let out = f.path(name);
+    ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+    out
+}
+
 /// Concurrent flows to one peer: with `concurrency=lease` one resumes and the others
 /// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
 /// every one of them leaves the entry's resumer count when its resume ends.
@@ -857,14 +872,7 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
     let f = Fresh::new("split");
     ok(&["load"]);
     let run = |name: &str, concurrency: &str| {
-        let toml = f.path(&format!("{name}.toml"));
-        std::fs::write(
-            &toml,
-            format!("[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"s_cubic\"]\nmean_size = \"1m\"\nutilization = 0.8\nflows = 40\nclients = 1\nwarm = true\nseed = 7\n[knobs]\nconcurrency = \"{concurrency}\"\n"),
-        )
-        .unwrap();
-        let out = f.path(name);
-        ok(&["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
+        overlapping_flows(&f, name, r#""s_cubic""#, &format!("concurrency = \"{concurrency}\"\n"));
         let st = status();
         (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "shared_jumps"), counter(&st, "s_cubic", "jumps"))
     };
@@ -875,6 +883,42 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
     assert!(shared2 >= 1 && jumps2 >= 1, "split: overlapping flows jump with a share (shared {shared2})");
     let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!(entry["resumers"], 0, "every resumer left the entry: {entry}");
+}
+
+/// A peer's flows share its bottleneck: an s_bbr jump made while another flow to the
+/// peer is open (jumped or not) goes without the window override (rwnd_shared off),
+/// so a hole in it cannot make the receiver discard what lies past its real window;
+/// s_cubic keeps it, and rwnd_shared=on gives it back to s_bbr. Overlapping Poisson
+/// flows at 80 % load; the busy and lossy rules are off, so that only this one refuses.
+#[test]
+fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window() {
+    let f = Fresh::new("shared");
+    ok(&["load"]);
+    let run = |name: &str, rwnd_shared: &str| {
+        let knobs = format!("rwnd_busy = \"on\"\nrwnd_lossy = \"on\"\nrwnd_shared = \"{rwnd_shared}\"\n");
+        let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, &knobs);
+        (measured(&out), status())
+    };
+    // A sibling open at a flow's start, by the client's clock: begun a round trip before
+    // it and ending a round trip after (the server counts a flow from its SYN to its close).
+    let sibling_open = |rows: &[headstart::lab::metrics::FlowRow], r: &headstart::lab::metrics::FlowRow| {
+        rows.iter().any(|o| {
+            o.cc == r.cc && o.start_s + 0.02 < r.start_s && o.fct_s.is_some_and(|fct| o.start_s + fct > r.start_s + 0.02)
+        })
+    };
+    let (rows, st) = run("off", "off");
+    let refused = counter(&st, "s_bbr", "shared_no_rwnd");
+    assert!(refused >= 1, "overlapping s_bbr flows: {st}");
+    assert_eq!(counter(&st, "s_cubic", "shared_no_rwnd"), 0, "s_cubic keeps the override: {st}");
+    let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
+    for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
+        assert!(!sibling_open(&s_bbr, r), "an override beside an open sibling: {r:?}");
+    }
+    let without = s_bbr.iter().filter(|r| r.jump_cwnd.is_some_and(|j| j > 0) && r.override_rwnd_limited_ms.is_none());
+    assert!(without.clone().any(|r| sibling_open(&s_bbr, r)), "a jump beside a sibling, without the override: {s_bbr:?}");
+    // Counters run from the load: the second run adds none.
+    let (_, st) = run("on", "on");
+    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused, "rwnd_shared=on: {st}");
 }
 
 #[test]

@@ -137,6 +137,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
     "busy_no_rwnd" = "HS_BUSY_NO_RWND", "yielded_jumps" = "HS_YIELDED_JUMPS",
+    "shared_no_rwnd" = "HS_SHARED_NO_RWND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -409,6 +410,12 @@ pub const KNOBS: &[Knob] = &[
         kind: KnobKind::Switch,
         default: ON,
         doc: "cut each jump by its entry's busy share: the share of recent handshakes to the peer (an EWMA) that found a queue at the bottleneck, the time others fill it; at most to half, and (s_cubic) not below min_jump_pkts: beside a cubic client at 63 % load, whole jumps made its flows leave slow start early (HyStart's delay test) and its mean FCT rise up to 9 % (median +6.2 % over 8 seeds; with the cut +0.2 %); a path the peer's flows have to themselves keeps the whole jump (counted yielded_jumps); off = jump_pct of the saved BDP whatever the share",
+    },
+    Knob {
+        name: "rwnd_shared",
+        kind: KnobKind::Switch,
+        default: OFF,
+        doc: "s_bbr: open the receiver's window also for jumps made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not): they share the peer's bottleneck, a jump at the path's whole rate beside them is likely to lose a packet, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard came from such a jump: 0.13-0.39 % in 3 of 8 seeds; with the rule none in 31 of 32 seeds); off = such jumps stay within it (counted shared_no_rwnd). s_cubic keeps the override: its receivers discarded nothing there, and without it its jumps end rate-limited and slow-start",
     },
 ];
 

@@ -181,8 +181,9 @@ const UPGRADE_BACKUP: &str = "/run/headstart/table-before-upgrade.json";
 /// record are carried over (Carried); other stale maps (counters, flow outcomes)
 /// start empty.
 fn drop_stale_pins() -> Result<Carried> {
-    let expect: [(&str, u32, u32); 4] = [
+    let expect: [(&str, u32, u32); 5] = [
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
+        ("hs_open", std::mem::size_of::<PeerKey>() as u32, 4),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
         ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, 4),
         ("hs_outcomes", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::FlowOutcome>() as u32),
