@@ -99,11 +99,12 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
 	cfg = hs_get_config();
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
-	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it. */
-	/* A sibling flow to the peer leaves the override on (rwnd_shared is s_bbr's):
-	 * s_cubic's receivers discarded nothing in any shared-bottleneck run, and
+	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it.
+	 * A sibling flow to the peer leaves the override on (rwnd_shared is s_bbr's):
 	 * refusing it turned validated jumps (then the probe) into rate-limited ones
-	 * (then slow start): the cubic neighbour's median rose +2.9 % against -1.0 %. */
+	 * (then slow start), and beside a cubic client at 512 KB, 63 % its median rose
+	 * +2.9 % against -1.0 %; most of s_cubic's receivers' discards there came from
+	 * jumps with no sibling open (BENCHMARKS.md, Issue 11). */
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1, cfg.min_jump_pkts, 0);
 }
 

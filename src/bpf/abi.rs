@@ -415,7 +415,7 @@ pub const KNOBS: &[Knob] = &[
         name: "rwnd_shared",
         kind: KnobKind::Switch,
         default: OFF,
-        doc: "s_bbr: open the receiver's window also for jumps made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not): they share the peer's bottleneck, a jump at the path's whole rate beside them is likely to lose a packet, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard came from such a jump: 0.13-0.39 % in 3 of 8 seeds; with the rule none in 31 of 32 seeds); off = such jumps stay within it (counted shared_no_rwnd). s_cubic keeps the override: its receivers discarded nothing there, and without it its jumps end rate-limited and slow-start",
+        doc: "s_bbr: open the receiver's window also for jumps made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not): they share the peer's bottleneck, a jump at the path's whole rate beside them is likely to lose a packet, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard came from such a jump: 0.13-0.39 % in 3 of 8 seeds; with the rule none in 31 of 32 seeds); off = such jumps stay within it (counted shared_no_rwnd). s_cubic keeps the override: without it its jumps end rate-limited and slow-start (beside a cubic client at 512 KB the neighbour's median rose +2.9 % against -1.0 %), and most of its receivers' discards came from jumps with no sibling open",
     },
 ];
 
