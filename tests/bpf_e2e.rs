@@ -899,11 +899,12 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
         let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, &knobs);
         (measured(&out), status())
     };
-    // A sibling open at a flow's start, by the client's clock: begun a round trip before
-    // it and ending a round trip after (the server counts a flow from its SYN to its close).
-    let sibling_open = |rows: &[headstart::lab::metrics::FlowRow], r: &headstart::lab::metrics::FlowRow| {
+    // A sibling open at a flow's start, by the client's clock, with `margin` s each side:
+    // the server counts a flow from its handshake's end to its close, a round trip and
+    // any queue (up to tens of ms at 80 % load) after the client's times.
+    let sibling_open = |rows: &[headstart::lab::metrics::FlowRow], r: &headstart::lab::metrics::FlowRow, margin: f64| {
         rows.iter().any(|o| {
-            o.cc == r.cc && o.start_s + 0.02 < r.start_s && o.fct_s.is_some_and(|fct| o.start_s + fct > r.start_s + 0.02)
+            o.cc == r.cc && o.start_s + margin < r.start_s && o.fct_s.is_some_and(|fct| o.start_s + fct > r.start_s + margin)
         })
     };
     let (rows, st) = run("off", "off");
@@ -912,10 +913,13 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     assert_eq!(counter(&st, "s_cubic", "shared_no_rwnd"), 0, "s_cubic keeps the override: {st}");
     let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
-        assert!(!sibling_open(&s_bbr, r), "an override beside an open sibling: {r:?}");
+        assert!(!sibling_open(&s_bbr, r, 0.1), "an override beside a sibling clearly open: {r:?}");
     }
-    let without = s_bbr.iter().filter(|r| r.jump_cwnd.is_some_and(|j| j > 0) && r.override_rwnd_limited_ms.is_none());
-    assert!(without.clone().any(|r| sibling_open(&s_bbr, r)), "a jump beside a sibling, without the override: {s_bbr:?}");
+    let refused_beside_a_sibling = s_bbr
+        .iter()
+        .filter(|r| r.jump_cwnd.is_some_and(|j| j > 0) && r.override_rwnd_limited_ms.is_none())
+        .any(|r| sibling_open(&s_bbr, r, 0.0));
+    assert!(refused_beside_a_sibling, "a jump beside a sibling, without the override: {s_bbr:?}");
     // Counters run from the load: the second run adds none.
     let (_, st) = run("on", "on");
     assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused, "rwnd_shared=on: {st}");
@@ -1042,7 +1046,16 @@ fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
     let bw = first.table_bw_mbps.unwrap();
     assert!((50.0..=200.0).contains(&bw), "within 2x of the truth after one flow: {bw} Mbit/s");
     let next = &rows[1];
-    assert_eq!(next.resume.as_deref(), Some("validated"), "the next flow starts right: {next:?}");
+    // Once (make test, 2026-11-25 16:20 UTC; 0 of 18 runs alone since) the next flow
+    // jumped without the override and ended rate_limited: the counters and the entry's
+    // flags say which rule refused it (a lossy mark from the retreat, or a busy handshake).
+    assert_eq!(
+        next.resume.as_deref(),
+        Some("validated"),
+        "the next flow starts right: {next:?}; entry {}; {}",
+        ok(&["table", "get", "10.77.1.1", "--json"]).trim(),
+        status()
+    );
 }
 
 /// The lab's peer has the same address in every run, so a sweep forgets it first and a
