@@ -121,8 +121,8 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	/* No floor on the saved BDP (min_jump_pkts is s_cubic's): s_bbr's jumps below
 	 * 40 packets gained on the LTE traces, where s_cubic's lost (BENCHMARKS.md). */
 	/* No window override while a sibling flow to the peer is open (rwnd_shared):
-	 * beside a bbr client at 63 % load, every discard of s_bbr's receivers in 3 runs
-	 * came from such a jump (BENCHMARKS.md, Issue 11). */
+	 * beside a bbr client at 63 % load, every discard of s_bbr's receivers traced to
+	 * its flow came from such a jump (BENCHMARKS.md, Issue 11). */
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, 0, 0, 1);
 }
 
