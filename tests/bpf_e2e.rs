@@ -1302,13 +1302,6 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
     );
 }
 
-/// A receiver whose application stops reading for 30 ms as the first data arrives: the
-/// jump, sent in full before any ACK, overflows its buffer and the rest is discarded
-/// beyond its window, with no SACK to tell the sender: an RTO finds it. The RTO ends
-/// the resume (RFC 9959), so the tail goes out in slow start. Before, the retreat held
-/// cwnd at one packet until the jump's last packet was acknowledged: 19 s for this 1 MB
-/// flow against cubic's 0.42 (46x); now 1.2 s (2.9x: the RTO's wait, then slow start).
-/// And the window override stops raising a window the receiver shrinks.
 /// The lab traces its clients' discards beyond their window to the flows they came
 /// from (flows.csv `beyond_window`). A jump with the window override into 2 % random
 /// loss (an entry not marked lossy: store=off) leaves holes, and the client discards
@@ -1338,6 +1331,13 @@ fn receivers_discards_are_traced_to_their_flows() {
     assert_eq!((traced, client), (0, 0), "within the receiver's window nothing is discarded: {seen}");
 }
 
+/// A receiver whose application stops reading for 30 ms as the first data arrives: the
+/// jump, sent in full before any ACK, overflows its buffer and the rest is discarded
+/// beyond its window, with no SACK to tell the sender: an RTO finds it. The RTO ends
+/// the resume (RFC 9959), so the tail goes out in slow start. Before, the retreat held
+/// cwnd at one packet until the jump's last packet was acknowledged: 19 s for this 1 MB
+/// flow against cubic's 0.42 (46x); now 1.2 s (2.9x: the RTO's wait, then slow start).
+/// And the window override stops raising a window the receiver shrinks.
 #[test]
 fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_per_rtt() {
     let f = Fresh::new("stall");
