@@ -16,10 +16,19 @@
 #   SEEDS, LOADS, MEANS (environment): the fairness part's Poisson seeds (default 21),
 #     loads (default "0.12 0.27 0.63") and means (default "64k 128k 512k 1m"). One seed
 #     gives both runs of a pair the same flows, so they compare flow by flow.
+#   REPS (environment): run each fairness run this many times (default 1; names end
+#     -rK), and TAG: a name for the KNOBS variant, added to the names of the runs that
+#     mix a headstart client in (not to the kernel-only baselines), so that
+#     bench/summarize_fairness.py reads variants, repetitions and baselines of several
+#     OUT folders together
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HS=${HS:-target/release/headstart}
 OUT=$1; PARTS=${2:-clean,error,fairness}; FLOWS=${FLOWS:-200}
+[[ ${REPS:-1} =~ ^[1-9][0-9]*$ ]] || { echo "careful_resume.sh: error: REPS must be a whole number >= 1" >&2; exit 1; }
+# bench/summarize_fairness.py reads a lowercase word after the seed as the variant, -rK as a repetition.
+[[ -z ${TAG:-} || ( ${TAG} =~ ^[a-z][a-z0-9_]*$ && ! ${TAG} =~ ^r[0-9]+$ ) ]] \
+  || { echo "careful_resume.sh: error: TAG must be a lowercase word (letters, digits, _), not r<digits>" >&2; exit 1; }
 mkdir -p "$OUT"
 $HS unload --purge >/dev/null 2>&1 || true
 $HS load >/dev/null
@@ -51,8 +60,11 @@ if has fairness; then
     for load in ${LOADS:-0.12 0.27 0.63}; do
       for mean in ${MEANS:-64k 128k 512k 1m}; do
        for seed in ${SEEDS:-21}; do
+        for rep in $(seq 1 "${REPS:-1}"); do
         fresh
         name="fair-${pair/,/+}-$mean-load$load-s$seed"
+        [[ -n ${TAG:-} && ${pair%,*} != "${pair#*,}" ]] && name+="-$TAG"
+        [[ ${REPS:-1} -gt 1 ]] && name+="-r$rep"
         cat > "$OUT/$name.toml" <<TOML
 name = "$name"
 [link]
@@ -72,6 +84,7 @@ mixed = true
 seed = $seed
 TOML
         $HS lab run "$OUT/$name.toml" --quiet --no-plot --out "$OUT/$name" > "$OUT/$name.txt"
+        done
        done
       done
     done
