@@ -396,22 +396,30 @@ HS_INLINE int hs_bottleneck_too_busy_for_override(__u32 rtt_us, __u32 min_rtt_us
  * that an overshoot must build, the jump overshot the path: Safe Retreat now, and 1
  * with *cwnd = what the path delivers in one min RTT (at least IW). A low rate
  * without a queue is ACK timing, not the path (measured: on a 10 ms path a 2.5 ms
- * window of ACKs retreated from right entries, 2 flows in 44), and is tested again. */
+ * window of ACKs retreated from right entries, 2 flows in 44), and is tested again.
+ * A pass with this ACK's RTT showing a queue ends the test only from half the RTT
+ * on: a first ACK held back ~7 ms and released with those behind it reads a 2x
+ * entry's quarter-RTT rate as 77 % of the paced one (the likely way 1 jump in 60
+ * behind a 200 % entry got through and overflowed the buffer; none in 360 since). An
+ * overshoot builds a queue by then; a right entry paced at the path's rate does not. */
 HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 delivered, __u32 mss, __u32 cur_rtt_us,
 				   __u32 min_rtt_us, __u32 rtt_us, __u32 retreat_pct, __u32 *cwnd)
 {
-	__u64 span = now_us - r->first_ack_us, need = cur_rtt_us / 4, rate, bdp;
+	__u64 span = now_us - r->first_ack_us, need = cur_rtt_us / 4, pass_need = cur_rtt_us / 2, rate, bdp;
 	__u32 pkts = delivered - r->delivered_at_first_ack;
 
 	if (r->phase != HS_PHASE_VALIDATING || r->rate_checked || !retreat_pct)
 		return 0;
 	if (need < 4000)
 		need = 4000;
+	if (pass_need < need)
+		pass_need = need;
 	if (span < need || pkts < 16)
 		return 0;
 	rate = (__u64)pkts * mss * HS_USEC_PER_SEC / span;
 	if (rate * 100 >= r->jump_Bps * retreat_pct) {
-		r->rate_checked = 1;
+		if (span >= pass_need || !hs_queue_seen(rtt_us, min_rtt_us))
+			r->rate_checked = 1;
 		return 0;
 	}
 	if (!hs_queue_seen(rtt_us, min_rtt_us))

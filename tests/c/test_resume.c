@@ -269,12 +269,32 @@ static void test_rate_check(void)
 	__u32 s, cap;
 	CHECK(!hs_resume_retreat(&r, 50, 1100 * MSS, 300, &s, &cap), "the jump's losses do not retreat again");
 
-	/* A right entry: delivered as fast as paced. The test runs once and passes. */
+	/* A right entry: delivered as fast as paced, with no queue. The test runs once
+	 * and passes. */
 	jump(&r, 431, 0);
 	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 50100, 75, &cwnd), "right entry passes");
 	CHECK(r.rate_checked && r.phase == HS_PHASE_VALIDATING, "checked, still validating");
 	CHECK(!hs_resume_rate_check(&r, T0 + 20000, 2 + 110, MSS, 50000, 50000, 90000, 75, &cwnd), "once");
+	/* The same pass with a queue in this ACK's RTT is trusted from half the RTT on. */
+	jump(&r, 431, 0);
+	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, &ev);
+	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 62000, 75, &cwnd), "passes, with a queue");
+	CHECK(!r.rate_checked && r.phase == HS_PHASE_VALIDATING, "a quarter RTT with a queue: not yet trusted");
+	CHECK(!hs_resume_rate_check(&r, T0 + 25000, 2 + 216, MSS, 50000, 50000, 62000, 75, &cwnd), "still passes");
+	CHECK(r.rate_checked && r.phase == HS_PHASE_VALIDATING, "checked at half the RTT, still validating");
+
+	/* A 2x entry (paced at 200 Mbit/s, 17.2 packets per ms) whose first ACK came 7 ms
+	 * late with the ACKs behind it: at a quarter RTT the path's 8.6 packets per ms
+	 * over 19.5 ms read as 12.5 ms, 77 % of the paced rate, while the RTT shows the
+	 * queue the overshoot builds. The test goes on, and at half the RTT (8.6 x 32 ms
+	 * over 25 ms: 64 %) the overshoot shows. */
+	jump(&r, 862, 0);
+	hs_resume_first_ack(&r, 860, 862 * MSS, 2, T0, &ev);
+	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 168, MSS, 50000, 50000, 62000, 75, &cwnd), "a compressed start passes");
+	CHECK(!r.rate_checked, "not trusted before half the RTT");
+	CHECK(hs_resume_rate_check(&r, T0 + 25000, 2 + 275, MSS, 50000, 50000, 70000, 75, &cwnd), "the overshoot shows by half the RTT");
+	CHECK(r.phase == HS_PHASE_RETREAT, "Safe Retreat before any loss");
 
 	/* Knob 0: no rate test. */
 	jump(&r, 1000, 0);
