@@ -90,6 +90,7 @@ enum hs_counter {
 	HS_BUSY_NO_RWND,            /* jumps into a busy bottleneck (a queue in the handshake RTT; a smaller one at an entry busy in half its handshakes), made without the window override */
 	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
 	HS_SHARED_NO_RWND,          /* jumps made while another flow to the peer was open, without the window override */
+	HS_SHARED_QUIET_RWND,       /* ... with it: no flow to the peer had lost a packet for HS_QUIET_NS (rwnd_shared = quiet) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -178,7 +179,7 @@ struct hs_config {
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 	__u32 rwnd_busy;            /* switch: the window override also for jumps whose handshake RTT showed a queue */
 	__u32 jump_yield;           /* switch: the jump cut by the share of handshakes that found the bottleneck busy */
-	__u32 rwnd_shared;          /* switch: the window override also for jumps while another flow to the peer is open */
+	__u32 rwnd_shared;          /* enum hs_rwnd_shared: the window override for s_bbr jumps while another flow to the peer is open */
 };
 _Static_assert(sizeof(struct hs_config) == 43 * 4, "hs_config: one u32 per knob after `written`");
 
@@ -199,6 +200,20 @@ enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
  * by the number resuming (RFC 9959 §4.4 allows either). */
 enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
 #define HS_SPLIT_MAX 16             /* a jump counts at most this many others: split at most 17 ways */
+/* s_bbr's window override for a jump made while another flow to the peer is open:
+ * never (off), always (on), or while no flow to the peer has lost a packet for
+ * HS_QUIET_NS (quiet: its bottleneck has not overflowed lately). */
+enum hs_rwnd_shared { HS_RWND_SHARED_OFF = 0, HS_RWND_SHARED_ON = 1, HS_RWND_SHARED_QUIET = 2 };
+#define HS_QUIET_NS (10ULL * 1000000000ULL)
+
+/* hs_open value: a peer's s_cubic and s_bbr flows open now (init to release), and
+ * when one of its flows last entered Recovery or Loss (boot clock; 0: never). */
+struct hs_open_flows {
+	__u32 open;
+	__u32 pad;
+	__u64 last_loss_ns;
+};
+_Static_assert(sizeof(struct hs_open_flows) == 16, "hs_open_flows is 16 bytes (was a __u32 count)");
 
 /* hs_rwnd value: one flow's receive-window override, written by the controller at the
  * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Fields

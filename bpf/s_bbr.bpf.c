@@ -120,9 +120,10 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	 * first ACK, so no cap is needed. */
 	/* No floor on the saved BDP (min_jump_pkts is s_cubic's): s_bbr's jumps below
 	 * 40 packets gained on the LTE traces, where s_cubic's lost (BENCHMARKS.md). */
-	/* No window override while a sibling flow to the peer is open (rwnd_shared):
-	 * beside a bbr client at 63 % load, every discard of s_bbr's receivers traced to
-	 * its flow came from such a jump (BENCHMARKS.md, Issue 11). */
+	/* No window override while a sibling flow to the peer is open and the peer's
+	 * flows lost a packet lately (rwnd_shared): beside a bbr client at 63 % load,
+	 * every discard of s_bbr's receivers traced to its flow came from a jump beside
+	 * an open sibling (BENCHMARKS.md, Issue 11). */
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, 0, 0, 1);
 }
 

@@ -850,13 +850,13 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
 }
 
 /// A lab run of overlapping flows to one client: Poisson arrivals of 1 MB mean at 80 %
-/// load on 100 Mbit/s, 20 ms (seed 7), with the controllers `ccs` (TOML list items)
-/// and the `[knobs]` lines given.
-fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, knobs: &str) -> PathBuf {
+/// load on 100 Mbit/s, 20 ms (seed 7), with the controllers `ccs` (TOML list items),
+/// any further `[link]` lines and the `[knobs]` lines given.
+fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, link: &str, knobs: &str) -> PathBuf {
     let toml = f.path(&format!("{name}.toml"));
     std::fs::write(
         &toml,
-        format!("[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [{ccs}]\nmean_size = \"1m\"\nutilization = 0.8\nflows = 40\nclients = 1\nwarm = true\nseed = 7\n[knobs]\n{knobs}"),
+        format!("[link]\nrate = \"100mbit\"\nrtt = \"20ms\"\n{link}[workload]\nkind = \"poisson\"\ncc = [{ccs}]\nmean_size = \"1m\"\nutilization = 0.8\nflows = 40\nclients = 1\nwarm = true\nseed = 7\n[knobs]\n{knobs}"),
     )
     .unwrap();
     let out = f.path(name);
@@ -872,7 +872,7 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
     let f = Fresh::new("split");
     ok(&["load"]);
     let run = |name: &str, concurrency: &str| {
-        overlapping_flows(&f, name, r#""s_cubic""#, &format!("concurrency = \"{concurrency}\"\n"));
+        overlapping_flows(&f, name, r#""s_cubic""#, "", &format!("concurrency = \"{concurrency}\"\n"));
         let st = status();
         (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "shared_jumps"), counter(&st, "s_cubic", "jumps"))
     };
@@ -886,17 +886,19 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
 }
 
 /// A peer's flows share its bottleneck: an s_bbr jump made while another flow to the
-/// peer is open (jumped or not) goes without the window override (rwnd_shared off),
+/// peer is open (jumped or not) goes without the window override with rwnd_shared=off,
+/// and with quiet (the default) where the peer's flows lost a packet in the last 10 s,
 /// so a hole in it cannot make the receiver discard what lies past its real window;
-/// s_cubic keeps it, and rwnd_shared=on gives it back to s_bbr. Overlapping Poisson
-/// flows at 80 % load; the busy and lossy rules are off, so that only this one refuses.
+/// behind a buffer where nothing is lost, quiet keeps it. s_cubic keeps it, and rwnd_shared=on
+/// gives it back to s_bbr. Overlapping Poisson flows at 80 % load; the busy and lossy
+/// rules are off, so that only this one refuses.
 #[test]
 fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window() {
     let f = Fresh::new("shared");
     ok(&["load"]);
-    let run = |name: &str, rwnd_shared: &str| {
+    let run = |name: &str, link: &str, rwnd_shared: &str| {
         let knobs = format!("rwnd_busy = \"on\"\nrwnd_lossy = \"on\"\nrwnd_shared = \"{rwnd_shared}\"\n");
-        let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, &knobs);
+        let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, link, &knobs);
         (measured(&out), status())
     };
     // A sibling open at a flow's start, by the client's clock, with `margin` s each side:
@@ -907,10 +909,18 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
             o.cc == r.cc && o.start_s + margin < r.start_s && o.fct_s.is_some_and(|fct| o.start_s + fct > r.start_s + margin)
         })
     };
-    let (rows, st) = run("off", "off");
+    // quiet behind a 10 MB buffer, first (hs_open keeps the peer's last loss): no flow
+    // loses, so jumps beside siblings keep it. Counters run from the load.
+    let (rows, st) = run("quiet-deep", "buffer = \"10mb\"\n", "quiet");
+    assert!(rows.iter().all(|r| r.retrans == Some(0)), "nothing lost behind 10 MB: {rows:?}");
+    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), 0, "no sibling lost: no refusal: {st}");
+    let kept = counter(&st, "s_bbr", "shared_quiet_rwnd");
+    assert!(kept >= 1, "jumps beside siblings kept the override: {st}");
+    let (rows, st) = run("off", "", "off");
     let refused = counter(&st, "s_bbr", "shared_no_rwnd");
     assert!(refused >= 1, "overlapping s_bbr flows: {st}");
     assert_eq!(counter(&st, "s_cubic", "shared_no_rwnd"), 0, "s_cubic keeps the override: {st}");
+    assert_eq!(counter(&st, "s_bbr", "shared_quiet_rwnd"), kept, "off keeps no override beside a sibling: {st}");
     let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
         assert!(!sibling_open(&s_bbr, r, 0.1), "an override beside a sibling clearly open: {r:?}");
@@ -920,9 +930,22 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
         .filter(|r| r.jump_cwnd.is_some_and(|j| j > 0) && r.override_rwnd_limited_ms.is_none())
         .any(|r| sibling_open(&s_bbr, r, 0.0));
     assert!(refused_beside_a_sibling, "a jump beside a sibling, without the override: {s_bbr:?}");
-    // Counters run from the load: the second run adds none.
-    let (_, st) = run("on", "on");
-    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused, "rwnd_shared=on: {st}");
+    // quiet at 2 % random loss: the peer's flows lose, and jumps beside siblings are
+    // refused as with off.
+    let (_, st) = run("quiet-lossy", "loss = \"2%\"\n", "quiet");
+    let refused_lossy = counter(&st, "s_bbr", "shared_no_rwnd");
+    assert!(refused_lossy > refused, "a jump beside a sibling after losses goes without the override: {st}");
+    let (_, st) = run("on", "", "on");
+    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused_lossy, "rwnd_shared=on: {st}");
+    // Every flow was released: no peer has an open flow left.
+    let out = Command::new("bpftool").args(["-j", "map", "dump", "pinned", "/sys/fs/bpf/headstart/hs_open"]).output().unwrap();
+    assert!(out.status.success(), "bpftool: {}", String::from_utf8_lossy(&out.stderr));
+    let dump: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for e in dump.as_array().unwrap() {
+        let value = e["value"].as_array().unwrap();
+        assert_eq!(value.len(), 16, "hs_open values are struct hs_open_flows: {e}");
+        assert!(value[..4].iter().all(|b| b.as_str() == Some("0x00")), "open flows back at 0: {e}");
+    }
 }
 
 #[test]

@@ -85,6 +85,15 @@ c_record! {
 }
 
 c_record! {
+    /// struct hs_open_flows: a peer's open flows and its flows' last loss (hs_open).
+    pub struct OpenFlows = "hs_open_flows" {
+        pub open: u32,
+        pub pad: u32,
+        pub last_loss_ns: u64,
+    }
+}
+
+c_record! {
     /// struct hs_flow_key: the key of hs_rwnd and hs_outcomes.
     pub struct FlowKey = "hs_flow_key" {
         pub peer: [u8; 16],
@@ -137,7 +146,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
     "busy_no_rwnd" = "HS_BUSY_NO_RWND", "yielded_jumps" = "HS_YIELDED_JUMPS",
-    "shared_no_rwnd" = "HS_SHARED_NO_RWND",
+    "shared_no_rwnd" = "HS_SHARED_NO_RWND", "shared_quiet_rwnd" = "HS_SHARED_QUIET_RWND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -198,6 +207,8 @@ const OFF: u32 = 0;
 /// C field of the same name in struct hs_config holds it (checked by the layout test).
 /// enum hs_after_jump: what follows a jump (knobs after_jump and after_jump_lossy).
 const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2), ("probe_then_slow_start", 3)];
+/// enum hs_rwnd_shared (knob rwnd_shared): off and on keep the values of the switch it was.
+const RWND_SHARED: &[(&str, u32)] = &[("off", 0), ("on", 1), ("quiet", 2)];
 
 pub const KNOBS: &[Knob] = &[
     Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
@@ -413,9 +424,9 @@ pub const KNOBS: &[Knob] = &[
     },
     Knob {
         name: "rwnd_shared",
-        kind: KnobKind::Switch,
-        default: OFF,
-        doc: "s_bbr: open the receiver's window also for jumps made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not): they share the peer's bottleneck, a jump at the path's whole rate beside them is likely to lose a packet, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard traced to its flow came from such a jump: 0.13-0.39 % in up to 2 of 8 seeds; with the rule none in 31 of 32 seeds; on the 180 Mbit/s, 10 MB-buffer link, where nothing was discarded either way, it cost s_bbr 1.60-1.79x against 1.80x at 1 MB); off = such jumps stay within it (counted shared_no_rwnd). s_cubic keeps the override: without it its jumps end rate-limited and slow-start (beside a cubic client at 512 KB the neighbour's median rose +2.9 % against -1.0 %), and most of its receivers' discards came from jumps with no sibling open",
+        kind: KnobKind::Choice(RWND_SHARED),
+        default: 2,
+        doc: "s_bbr: the receiver's window opened for a jump made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not), which shares the peer's bottleneck: off = never, such jumps stay within the receiver's real window (counted shared_no_rwnd); quiet = only while no flow to the peer has lost a packet for 10 s (counted shared_quiet_rwnd; refused, shared_no_rwnd), since a jump into a buffer that overflows is likely to lose one, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard traced to its flow came from a jump beside an open sibling: 0.13-0.39 % in up to 2 of 8 seeds, none in 31 of 32 with off); on = always. On the 180 Mbit/s, 10 MB-buffer link, where siblings never lose and nothing was discarded either way, off cost s_bbr 1.60-1.79x against 1.80x at 1 MB (BENCHMARKS.md). s_cubic keeps the override: without it its jumps end rate-limited and slow-start (beside a cubic client at 512 KB the neighbour's median rose +2.9 % against -1.0 %), and most of its receivers' discards came from jumps with no sibling open",
     },
 ];
 
@@ -579,7 +590,7 @@ mod tests {
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
         let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
@@ -592,6 +603,9 @@ mod tests {
         }
         for (name, _) in AFTER_JUMP {
             c.push_str(&format!("P(\"after_jump.{name}\", HS_AFTER_{});\n", name.to_uppercase()));
+        }
+        for (name, _) in RWND_SHARED {
+            c.push_str(&format!("P(\"rwnd_shared.{name}\", HS_RWND_SHARED_{});\n", name.to_uppercase()));
         }
         c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
         for cc in CONTROLLER_ABI {
@@ -671,6 +685,7 @@ mod tests {
             (PeerKey::C_NAME, PeerKey::FIELDS, std::mem::size_of::<PeerKey>()),
             (FlowKey::C_NAME, FlowKey::FIELDS, std::mem::size_of::<FlowKey>()),
             (FlowOutcome::C_NAME, FlowOutcome::FIELDS, std::mem::size_of::<FlowOutcome>()),
+            (OpenFlows::C_NAME, OpenFlows::FIELDS, std::mem::size_of::<OpenFlows>()),
         ] {
             want(format!("{cname}.size"), size as u64);
             for (f, off, sz) in fields.iter() {
@@ -688,6 +703,9 @@ mod tests {
         }
         for (name, value) in AFTER_JUMP {
             want(format!("after_jump.{name}"), *value as u64);
+        }
+        for (name, value) in RWND_SHARED {
+            want(format!("rwnd_shared.{name}"), *value as u64);
         }
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);

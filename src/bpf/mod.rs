@@ -183,7 +183,7 @@ const UPGRADE_BACKUP: &str = "/run/headstart/table-before-upgrade.json";
 fn drop_stale_pins() -> Result<Carried> {
     let expect: [(&str, u32, u32); 5] = [
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
-        ("hs_open", std::mem::size_of::<PeerKey>() as u32, 4),
+        ("hs_open", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<abi::OpenFlows>() as u32),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
         ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, 4),
         ("hs_outcomes", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::FlowOutcome>() as u32),
