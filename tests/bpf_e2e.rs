@@ -889,9 +889,9 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
 /// peer is open (jumped or not) goes without the window override with rwnd_shared=off,
 /// and with quiet (the default) where the peer's flows lost a packet in the last 10 s,
 /// so a hole in it cannot make the receiver discard what lies past its real window;
-/// behind a buffer where nothing is lost, quiet keeps it. s_cubic keeps it, and rwnd_shared=on
-/// gives it back to s_bbr. Overlapping Poisson flows at 80 % load; the busy and lossy
-/// rules are off, so that only this one refuses.
+/// behind a buffer where nothing is lost, quiet keeps it. s_cubic keeps it, and
+/// rwnd_shared=on gives it back to s_bbr. Overlapping Poisson flows at 80 % load; the
+/// busy and lossy rules are off, so that only this one refuses.
 #[test]
 fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window() {
     let f = Fresh::new("shared");
