@@ -355,20 +355,15 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	 * client at 63 % load, the s_bbr flows whose receivers discarded jumped while a
 	 * sibling that had not jumped was still in its slow start, losing packets (2 of 8
 	 * seeds, 0.13 % of segments), or one that had jumped still sent at the saved rate.
-	 * quiet: only where one of the peer's flows lost a packet in the last
-	 * HS_QUIET_NS, i.e. its buffer overflows. Whether the open siblings themselves
-	 * had lost was not enough: two of 16 seeds still discarded, each from a jump
-	 * beside a sibling in its first 0.4 s that had not lost yet.
-	 * Behind a deep buffer nothing is lost, and refusing there cost s_bbr up to
-	 * 0.2x of its gain on the 180 Mbit/s link (BENCHMARKS.md, Issue 11). */
-	if (st->rwnd_mode != HS_RWND_OFF && shared_no_rwnd && others.open && cfg->rwnd_shared != HS_RWND_SHARED_ON) {
-		/* (A loss stamped after in.now_ns was read is recent too.) */
-		if (cfg->rwnd_shared == HS_RWND_SHARED_QUIET &&
-		    (!others.last_loss_ns || in.now_ns >= others.last_loss_ns + HS_QUIET_NS)) {
-			hs_count(cc, HS_SHARED_QUIET_RWND);
-		} else {
+	 * quiet: only where one of the peer's flows lost a packet lately (lib/resume.h);
+	 * behind a deep buffer nothing is lost, and refusing there cost s_bbr up to 0.2x
+	 * of its gain on the 180 Mbit/s link (BENCHMARKS.md, Issue 11). */
+	if (st->rwnd_mode != HS_RWND_OFF && shared_no_rwnd && others.open) {
+		if (hs_shared_refuses_override(cfg->rwnd_shared, others.open, others.last_loss_ns, in.now_ns)) {
 			st->rwnd_mode = HS_RWND_OFF;
 			hs_count(cc, HS_SHARED_NO_RWND);
+		} else if (cfg->rwnd_shared == HS_RWND_SHARED_QUIET) {
+			hs_count(cc, HS_SHARED_QUIET_RWND);
 		}
 	}
 	if (st->rwnd_mode != HS_RWND_OFF)

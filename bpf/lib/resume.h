@@ -389,6 +389,23 @@ HS_INLINE int hs_bottleneck_too_busy_for_override(__u32 rtt_us, __u32 min_rtt_us
 	return hs_queue_rising(rtt_us, min_rtt_us) || (busy_share >= HS_BUSY_SHARE_ONE / 2 && hs_bottleneck_busy(rtt_us, min_rtt_us));
 }
 
+/* The window override for a jump made while other flows to the peer are open, which
+ * share its bottleneck (knob rwnd_shared, enum hs_rwnd_shared): 1 to refuse it. off
+ * (or a value this build does not know) refuses, on gives; quiet refuses only if one
+ * of the peer's flows lost a packet within HS_QUIET_NS of now: a buffer that overflowed
+ * lately, where a jump beside others is likely to lose one too. A loss stamped after
+ * `now` was read is recent. Whether the open flows themselves had lost was too late a
+ * sign: beside a bbr client two of 16 seeds discarded, each from a jump beside a sibling
+ * that lost only after it (BENCHMARKS.md, Issue 11). */
+HS_INLINE int hs_shared_refuses_override(__u32 mode, __u32 others_open, __u64 last_loss_ns, __u64 now_ns)
+{
+	if (!others_open || mode == HS_RWND_SHARED_ON)
+		return 0;
+	if (mode != HS_RWND_SHARED_QUIET)
+		return 1;
+	return last_loss_ns && now_ns < last_loss_ns + HS_QUIET_NS;
+}
+
 /* The rate test, on each ACK of Validating until it passes: from a quarter of the
  * current RTT on (at least 4 ms and 16 packets, so that delayed and coalesced ACKs
  * average out), the rate at which the jump's data arrive is compared with the rate

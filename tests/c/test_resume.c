@@ -692,6 +692,23 @@ static void test_jumps_yield(void)
 	CHECK(!hs_bottleneck_too_busy_for_override(0, 0, ~0U), "no samples: override");
 }
 
+/* rwnd_shared: the override beside other open flows to the peer, by mode and by how
+ * long ago one of the peer's flows last lost (boot clock, ns). */
+static void test_shared_override(void)
+{
+	__u64 now = 100ULL * 1000000000ULL, s = 1000000000ULL;
+
+	CHECK(!hs_shared_refuses_override(HS_RWND_SHARED_OFF, 0, now - s, now), "no other flow open: never refused");
+	CHECK(hs_shared_refuses_override(HS_RWND_SHARED_OFF, 1, 0, now), "off: refused beside a sibling, no loss ever");
+	CHECK(!hs_shared_refuses_override(HS_RWND_SHARED_ON, 5, now - s, now), "on: given after a loss 1 s ago");
+	CHECK(!hs_shared_refuses_override(HS_RWND_SHARED_QUIET, 1, 0, now), "quiet: given, the peer never lost");
+	CHECK(hs_shared_refuses_override(HS_RWND_SHARED_QUIET, 1, now - s, now), "quiet: refused, a loss 1 s ago");
+	CHECK(hs_shared_refuses_override(HS_RWND_SHARED_QUIET, 1, now - HS_QUIET_NS + 1, now), "quiet: refused just inside 10 s");
+	CHECK(!hs_shared_refuses_override(HS_RWND_SHARED_QUIET, 1, now - HS_QUIET_NS, now), "quiet: given 10 s after the loss");
+	CHECK(hs_shared_refuses_override(HS_RWND_SHARED_QUIET, 1, now + 1000, now), "quiet: a loss stamped after now was read is recent");
+	CHECK(hs_shared_refuses_override(7, 1, 0, now), "an unknown mode: the stricter rule");
+}
+
 /* The jump a busy share leaves: cut, but not below min_pkts unless the whole is. */
 static void test_yielded_jump_floor(void)
 {
@@ -721,6 +738,7 @@ static void test_yielded_jump_floor(void)
 int main(void)
 {
 	test_jumps_yield();
+	test_shared_override();
 	test_yielded_jump_floor();
 	test_random_loss_floor();
 	test_store_rules();
