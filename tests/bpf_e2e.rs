@@ -1233,7 +1233,22 @@ fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
         // (2 of 5 runs).
         let (bw, rtt) = if name == "idle" { ("90.5mbit", "53ms") } else { ("96mbit", "50ms") };
         let setup: &[&[&str]] = &[&["load"], &config, &["table", "set", "10.77.1.1", "--bw", bw, "--rtt", rtt]];
-        let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
+        // A jump that retreats deletes the entry whose share this test follows. The jumps
+        // here (at most 77 Mbit/s on a 100 Mbit/s path) retreat only when the emulator
+        // holds ACKs back for several ms, which can happen without flagging the run
+        // (make test, 2026-11-26: run 1 flagged, run 2 not, one retreat_rate, the entry
+        // gone; by hand, 1 run in 6 retreated, at p99 lateness 2.6 ms): such a run is
+        // repeated from a purged state, as a flagged one is.
+        let mut out = PathBuf::new();
+        for attempt in 1..=3 {
+            out = rate_sweep(&f, &format!("{name}{attempt}"), setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
+            let st = status();
+            let retreats: u64 = ["retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate"].iter().map(|c| counter(&st, "s_cubic", c)).sum();
+            if retreats == 0 || attempt == 3 {
+                break;
+            }
+            eprintln!("{name}: {retreats} jump(s) retreated in attempt {attempt}, the entry with them; repeating");
+        }
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         let jumps: Vec<u32> = rows.iter().map(|r| r.jump_cwnd.unwrap_or(0)).collect();
