@@ -291,19 +291,23 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
 #[test]
 fn s_cubic_cold_flows_behave_like_kernel_cubic() {
     let f = Fresh::new("cold");
-    let out = rate_sweep(&f, "cold", &[&["load"]], &["--cc", "cubic,s_cubic", "--sizes", "64k,1m", "--reps", "2"]);
+    // Medians of 4: a cold 1 MB flow's FCT moves with where HyStart ends its slow start,
+    // which a few ms of emulator delay shifts, and the mean of 2 read s_cubic 6.1 % over
+    // cubic once (make test, 2026-11-26; 0.442 against 0.416 s), with the same code path.
+    let out = rate_sweep(&f, "cold", &[&["load"]], &["--cc", "cubic,s_cubic", "--sizes", "64k,1m", "--reps", "4"]);
     let rows = measured(&out);
     for size in [65536u64, 1 << 20] {
         let fct = |cc: &str| {
-            let v: Vec<f64> = rows.iter().filter(|r| r.cc == cc && r.size == size).map(|r| r.fct_s.unwrap()).collect();
-            v.iter().sum::<f64>() / v.len() as f64
+            let mut v: Vec<f64> = rows.iter().filter(|r| r.cc == cc && r.size == size).map(|r| r.fct_s.unwrap()).collect();
+            assert_eq!(v.len(), 4, "{cc} {size} B: {v:?}");
+            headstart::lab::metrics::median(&mut v)
         };
         let (c, s) = (fct("cubic"), fct("s_cubic"));
         assert!((s / c - 1.0).abs() < 0.05, "{size} B cold: cubic {c} s, s_cubic {s} s");
     }
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "hits"), 0, "every measured flow started cold: {st}");
-    assert_eq!(counter(&st, "s_cubic", "misses"), 4);
+    assert_eq!(counter(&st, "s_cubic", "misses"), 8);
 }
 
 /// What a run's cold 1 MB flows stored, sorted, leaving out the flows whose slow start
