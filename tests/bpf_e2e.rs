@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{counter, fails, hs, measured, run_ok as ok, status, unflagged, Fresh, BIN, DEFAULT_CC};
+use common::{counter, fails, hs, measured, run_ok as ok, status, unflagged, unflagged_unless, Fresh, BIN, DEFAULT_CC};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -1250,16 +1250,13 @@ fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
         // (make test, 2026-11-26: run 1 flagged, run 2 not, one retreat_rate, the entry
         // gone; by hand, 1 run in 6 retreated, at p99 lateness 2.6 ms): such a run is
         // repeated from a purged state, as a flagged one is.
-        let mut out = PathBuf::new();
-        for attempt in 1..=3 {
-            out = rate_sweep(&f, &format!("{name}{attempt}"), setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
+        let retreated = |_: &Path| {
             let st = status();
-            let retreats: u64 = ["retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate"].iter().map(|c| counter(&st, "s_cubic", c)).sum();
-            if retreats == 0 || attempt == 3 {
-                break;
-            }
-            eprintln!("{name}: {retreats} jump(s) retreated in attempt {attempt}, the entry with them; repeating");
-        }
+            let n: u64 = ["retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate"].iter().map(|c| counter(&st, "s_cubic", c)).sum();
+            (n > 0).then(|| format!("{n} jump(s) retreated, the entry with them"))
+        };
+        let args = sweep_args("{out}", &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
+        let out = unflagged_unless(&f, name, setup, &args, retreated);
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         let jumps: Vec<u32> = rows.iter().map(|r| r.jump_cwnd.unwrap_or(0)).collect();

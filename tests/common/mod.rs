@@ -74,6 +74,12 @@ pub fn run_context(dir: &Path) -> String {
 /// it is (said on stderr): the checks are the same either way, an unflagged run is only
 /// preferred. Returns the output folder of the run to check.
 pub fn unflagged(f: &Fresh, name: &str, setup: &[&[&str]], lab: &[&str]) -> PathBuf {
+    unflagged_unless(f, name, setup, lab, |_| None)
+}
+
+/// As `unflagged`, and a run for which `unusable` (called on its folder, before the next
+/// purge) gives a reason is repeated too: a lab event outside the test's subject.
+pub fn unflagged_unless(f: &Fresh, name: &str, setup: &[&[&str]], lab: &[&str], unusable: impl Fn(&Path) -> Option<String>) -> PathBuf {
     let mut out = PathBuf::new();
     for attempt in 1..=3 {
         run_ok(&["unload", "--purge"]);
@@ -84,7 +90,8 @@ pub fn unflagged(f: &Fresh, name: &str, setup: &[&[&str]], lab: &[&str]) -> Path
         let out_s = out.to_str().unwrap().to_string();
         let args: Vec<&str> = lab.iter().map(|a| if *a == "{out}" { out_s.as_str() } else { a }).collect();
         run_ok(&args);
-        let warnings = emulator_warnings(&out);
+        let mut warnings = emulator_warnings(&out);
+        warnings.extend(unusable(&out));
         if warnings.is_empty() {
             return out;
         }
