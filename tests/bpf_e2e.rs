@@ -756,10 +756,14 @@ fn suss_accelerates_cold_flows_and_with_its_knob_off_is_cubic() {
     let f = Fresh::new("suss");
     let out = suss_experiment(&f, "on", "");
     let rows = measured(&out);
+    // The server asks each socket its controller at the end (a flow that ran another
+    // is a row error); in one make test (2026-11-26) suss counted 2 flows of 3, and
+    // the rows were not printed: now they are.
+    assert!(rows.iter().all(|r| r.error.is_none()), "every flow ran its controller: {rows:?}");
     let (cubic, suss) = (median_fct(&rows, "cubic"), median_fct(&rows, "suss"));
     assert!(suss < cubic, "cold 1 MB at 100 ms: suss {suss:.3} s must beat cubic {cubic:.3} s");
     let st = status();
-    assert_eq!(counter(&st, "suss", "flows"), 3, "{st}");
+    assert_eq!(counter(&st, "suss", "flows"), 3, "{st}; rows {rows:?}");
     assert!(counter(&st, "suss", "accelerated_rounds") >= 3, "at least one accelerated round per flow: {st}");
     assert_eq!(counter(&st, "suss", "loss_stops"), 0, "no loss on this path: {st}");
     assert_eq!(counter(&st, "s_cubic", "flows"), 0, "counters are per controller");
@@ -1196,7 +1200,12 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     // own 50 ms, a handshake now and then read busy (1.56 ms over) from the emulator's
     // lateness alone (2 of 72 idle handshakes in a loop on 2026-11-25, in runs whose max
     // lateness was 1.5-4.6 ms), and this check failed in a `make test` that day.
-    let busy_entry = |name: &str, busy_pct: u32, path_rtt_ms: u32, min_rtt_us: u32, rtt_scale_pct: u32| {
+    // Emulator lateness only lengthens a handshake, so a run any of whose packets was
+    // later than the check's margin (2 ms up to "rising" for the busy entry, 4.5 ms up to
+    // "busy" for the clean one) is repeated as a flagged one is: in a make test
+    // (2026-11-26) a run with p99 lateness under 1.5 ms read one of the clean entry's
+    // handshakes busy (share 79.8 %, the first handshake's sample).
+    let busy_entry = |name: &str, busy_pct: u32, path_rtt_ms: u32, min_rtt_us: u32, rtt_scale_pct: u32, margin_ms: f64| {
         let file = f.path(&format!("{name}.json"));
         // The path's BDP whatever the entry's min RTT (12 MB/s x the path's RTT): an
         // entry 3 ms long at 12 MB/s jumped 6 % past the path and met losses (2 of 5 idle runs).
@@ -1206,18 +1215,23 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         let scale = format!("rtt_scale_pct={rtt_scale_pct}");
         let rtt = format!("{path_rtt_ms}ms");
         let setup: &[&[&str]] = &[&["load"], &["config", "store=off", &scale], &["table", "restore", file.to_str().unwrap()]];
-        let out = rate_sweep(&f, name, setup, &["--rtt", &rtt, "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+        let late = |out: &Path| {
+            let max = common::lateness_max_ms(out);
+            (max > margin_ms).then(|| format!("a packet {max:.2} ms late, over this check's {margin_ms} ms margin"))
+        };
+        let args = sweep_args("{out}", &["--rtt", &rtt, "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
+        let out = unflagged_unless(&f, name, setup, &args, late);
         let mut rows = headstart::lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         let busy = lab_peer_entry()["busy_pct"].as_f64().unwrap();
         (rows, status(), busy)
     };
-    let (rows, st, busy) = busy_entry("busy-entry", 40, 100, 100_000, 96);
+    let (rows, st, busy) = busy_entry("busy-entry", 40, 100, 100_000, 96, 2.0);
     assert!((busy - 54.1).abs() < 0.5, "two busy handshakes: 40 -> 54.1 %, got {busy}");
     assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 1, "the second jump only: {st}");
     assert!(rows[0].override_rwnd_limited_ms.is_some(), "share 47.5 %: with the override: {:?}", rows[0]);
     assert_eq!(rows[1].override_rwnd_limited_ms, None, "share 54.1 %: without it: {:?}", rows[1]);
-    let (rows, st, busy) = busy_entry("clean-handshakes", 90, 50, 53_000, 100);
+    let (rows, st, busy) = busy_entry("clean-handshakes", 90, 50, 53_000, 100, 4.5);
     assert!(busy < 90.0 * 0.875 * 0.875 + 0.5, "two idle handshakes lower the share: {busy}");
     assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 0, "{st}");
     assert!(rows.iter().all(|r| r.override_rwnd_limited_ms.is_some()), "clean handshakes keep the override: {rows:?}");

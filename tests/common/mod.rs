@@ -59,6 +59,15 @@ pub fn emulator_warnings(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The latest any packet of a run left the emulator against its schedule, ms (the
+/// largest over its links).
+pub fn lateness_max_ms(dir: &Path) -> f64 {
+    let run = run_json(dir);
+    let acc = &run["emulator_accuracy"];
+    let links: Vec<&serde_json::Value> = acc.as_array().map(|l| l.iter().collect()).unwrap_or_else(|| vec![acc]);
+    links.iter().map(|a| a["lateness_max_ms"].as_f64().expect("run.json: emulator_accuracy.lateness_max_ms")).fold(0.0, f64::max)
+}
+
 /// What a run's run.json says beyond its rows, for a failing check's message: the
 /// client's TcpExt counters (BeyondWindow: receiver discards) and the emulator's report
 /// (drops in and outside its model, lateness, steal).
