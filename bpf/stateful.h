@@ -209,7 +209,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	__u64 lease, cached_Bps;
 	struct hs_open_flows others;
 	__u32 busy_share;
-	int cut;
+	int cut, leased;
 
 	hs_flow_key_of(sk, &st->key);
 	hs_count(cc, HS_FLOWS);
@@ -245,7 +245,9 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	in.now_ns = bpf_ktime_get_boot_ns();
 	in.stored_ns = p->stored_ns;
 	/* split: no lease; concurrent resumers share the rate instead (below). */
-	in.busy_until_ns = cfg->concurrency == HS_CONCURRENCY_SPLIT ? 0 : p->busy_until_ns;
+	leased = cfg->concurrency != HS_CONCURRENCY_SPLIT;
+	in.busy_until_ns = leased ? p->busy_until_ns : 0;
+	in.others_open = hs_alone_rule(cfg->jump_alone, cc == HS_CC_S_CUBIC) ? others.open : 0;
 	in.max_age_s = cfg->max_age_s;
 	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
 	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
@@ -264,7 +266,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
 	/* One resumer per entry: take the lease unless a flow took it in between (a
 	 * shadow start takes none: it sends nothing of the entry's). */
-	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && cfg->concurrency != HS_CONCURRENCY_SPLIT &&
+	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && leased &&
 	    __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
 		r = HS_RECON_BUSY;
 	switch (r) {
@@ -286,6 +288,9 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	case HS_RECON_SMALL:
 		st->outcome = HS_REJECT_SMALL;
 		break;
+	case HS_RECON_SIBLINGS:
+		st->outcome = HS_REJECT_SIBLINGS;
+		break;
 	default:
 		st->outcome = HS_REJECT_BUSY;
 		break;
@@ -306,13 +311,11 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		__u32 others = __sync_fetch_and_add(&p->resumers, 1);
 
 		st->resumer = 1;
-		if (others > HS_SPLIT_MAX)
-			others = HS_SPLIT_MAX;
 		if (others) {
-			st->cached_Bps /= others + 1;
+			st->cached_Bps = hs_shared_rate_Bps(st->cached_Bps, others);
 			hs_count(cc, HS_SHARED_JUMPS);
 		}
-	} else {
+	} else if (leased) {
 		st->lease_ns = lease;
 	}
 	/* jump_yield: cut by the entry's busy share (lib/resume.h). */

@@ -66,6 +66,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "reject_rtt_longer" => f("headstart_reconnaissance_total", Some(("reason", "rtt_longer"))),
         "reject_busy" => f("headstart_reconnaissance_total", Some(("reason", "busy"))),
         "reject_small" => f("headstart_reconnaissance_total", Some(("reason", "small"))),
+        "reject_siblings" => f("headstart_reconnaissance_total", Some(("reason", "siblings"))),
         "jumps" => f("headstart_jumps_total", None),
         "rate_limited" => f("headstart_resume_ends_total", Some(("end", "rate_limited"))),
         "validated" => f("headstart_resume_ends_total", Some(("end", "validated"))),

@@ -874,13 +874,15 @@ fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, link: &str, knobs: &str) 
 
 /// Concurrent flows to one peer: with `concurrency=lease` one resumes and the others
 /// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
-/// every one of them leaves the entry's resumer count when its resume ends.
+/// every one of them leaves the entry's resumer count when its resume ends (both with
+/// `jump_alone=off`); with `jump_alone` at its default (s_cubic) only a flow that finds
+/// no other flow to the peer open resumes, the others count reject_siblings.
 #[test]
 fn concurrent_resumers_take_turns_or_split_the_rate() {
     let f = Fresh::new("split");
     ok(&["load"]);
     let run = |name: &str, concurrency: &str| {
-        overlapping_flows(&f, name, r#""s_cubic""#, "", &format!("concurrency = \"{concurrency}\"\n"));
+        overlapping_flows(&f, name, r#""s_cubic""#, "", &format!("concurrency = \"{concurrency}\"\njump_alone = \"off\"\n"));
         let st = status();
         (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "shared_jumps"), counter(&st, "s_cubic", "jumps"))
     };
@@ -891,6 +893,27 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
     assert!(shared2 >= 1 && jumps2 >= 1, "split: overlapping flows jump with a share (shared {shared2})");
     let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!(entry["resumers"], 0, "every resumer left the entry: {entry}");
+
+    assert_eq!(counter(&status(), "s_cubic", "reject_siblings"), 0, "jump_alone=off: no flow refused for its siblings");
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    assert_eq!(knobs["jump_alone"], "s_cubic", "the default, back after the runs: {knobs}");
+    let out = overlapping_flows(&f, "alone", r#""s_cubic""#, "", "");
+    let st = status();
+    let (busy3, jumps3, siblings) = (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "jumps"), counter(&st, "s_cubic", "reject_siblings"));
+    assert_eq!(busy3, busy2, "alone: no lease, no flow refused for another's resume");
+    assert!(siblings >= 1 && jumps3 > jumps2, "alone: flows beside others start as the kernel, flows alone jump (siblings {siblings}, jumps {jumps2} -> {jumps3})");
+    // By the client's clock: no flow that jumped began well inside another's life (the
+    // server counts a flow open from its handshake, an RTT after the client's start, to
+    // its release, after the client's last byte: 2 RTTs of margin at the start, 1 at the end).
+    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rtt = 0.020;
+    for r in rows.iter().filter(|r| r.jump_cwnd.is_some_and(|j| j > 0)) {
+        for o in rows.iter().filter(|o| o.port != r.port || o.start_s != r.start_s) {
+            let (s, e) = (o.start_s + 2.0 * rtt, o.start_s + o.fct_s.unwrap_or(0.0) - rtt);
+            assert!(!(r.start_s > s && r.start_s < e), "a jump beside an open flow: {r:?} inside {o:?}");
+        }
+    }
+    assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");
 }
 
 /// A peer's flows share its bottleneck: an s_bbr jump made while another flow to the
@@ -931,7 +954,11 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     assert_eq!(counter(&st, "s_bbr", "shared_quiet_rwnd"), kept, "off keeps no override beside a sibling: {st}");
     let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
-        assert!(!sibling_open(&s_bbr, r, 0.1), "an override beside a sibling clearly open: {r:?}");
+        // Failed once in 3 runs (2026-11-26, not explained): the siblings are printed
+        // now. A suspect: sockets the kernel never ran `init` for (0.2-0.35 % in
+        // ten_thousand_peers...), which hs_open does not count.
+        let open: Vec<_> = s_bbr.iter().filter(|o| sibling_open(std::slice::from_ref(*o), r, 0.1)).collect();
+        assert!(open.is_empty(), "an override beside a sibling clearly open: {r:?}; open siblings: {open:?}");
     }
     let refused_beside_a_sibling = s_bbr
         .iter()

@@ -68,6 +68,7 @@ enum hs_recon {
 	HS_RECON_RTT_LONGER,        /* cur RTT > saved × rtt_match */
 	HS_RECON_BUSY,              /* another flow is resuming from this entry */
 	HS_RECON_SMALL,             /* the saved BDP is below min_saved_pkts: no jump worth its risk */
+	HS_RECON_SIBLINGS,          /* other flows to the peer are open (knob jump_alone) */
 };
 
 struct hs_recon_in {
@@ -78,7 +79,21 @@ struct hs_recon_in {
 	__u32 rtt_match;            /* factor, >= 1 */
 	__u64 saved_bdp_pkts;       /* the entry's rate × saved_rtt_us, in packets */
 	__u32 min_saved_pkts;       /* 0: any size */
+	__u32 others_open;          /* other flows to the peer open now, if only a flow alone may jump (else 0) */
 };
+
+/* Whether a controller jumps only alone (knob jump_alone, enum hs_jump_alone; a value
+ * this build does not know: no). A jump beside the peer's other open flows sums with
+ * their windows at its bottleneck: beside a cubic client at 63 % load (1 MB mean),
+ * the s_cubic flows started while the client's own flows were open took 96-99 % of its
+ * buffer drops, and the cubic client's mean FCT rose a median 11 %; with s_cubic's
+ * jumps alone +3.6 %. s_bbr's jumps beside its siblings met bbr's neighbour within
+ * 5 %, and alone they lost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md,
+ * Issue 11), so the default is s_cubic's only. */
+HS_INLINE int hs_alone_rule(__u32 mode, int s_cubic)
+{
+	return mode == HS_JUMP_ALONE_ON || (mode == HS_JUMP_ALONE_S_CUBIC && s_cubic);
+}
 
 HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 {
@@ -96,6 +111,8 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 		return HS_RECON_SMALL;
 	if (in->busy_until_ns > in->now_ns)
 		return HS_RECON_BUSY;
+	if (in->others_open)
+		return HS_RECON_SIBLINGS;
 	return HS_RECON_JUMP;
 }
 
@@ -373,6 +390,15 @@ HS_INLINE struct hs_jump hs_yielded_jump(__u64 bw_Bps, __u32 saved_rtt_us, __u32
 				 max_rate_Bps);
 	*cut = y.cwnd < whole.cwnd;
 	return *cut ? y : whole;
+}
+
+/* The saved rate a jump takes when `others` flows share it (concurrency split or
+ * open): an equal share, counting at most HS_SPLIT_MAX others. */
+HS_INLINE __u64 hs_shared_rate_Bps(__u64 bw_Bps, __u32 others)
+{
+	if (others > HS_SPLIT_MAX)
+		others = HS_SPLIT_MAX;
+	return bw_Bps / ((__u64)others + 1);
 }
 
 /* The window override is refused into a busy bottleneck (knob rwnd_busy off): a jump

@@ -1,7 +1,7 @@
 /* Host tests of Careful Resume's phase machine (bpf/lib/resume.h) with crafted ACK
  * sequences on a virtual clock: the jump, validation, Safe Retreat in each phase, an
  * RTO in the first RTT, RTT mismatches both ways, an expired entry, a second flow to
- * the same entry, and a sender with less data than the jump. Packets are counted from
+ * the same entry (or to the same peer), and a sender with less data than the jump. Packets are counted from
  * 0 and sequence numbers are packet numbers × MSS. */
 #include <string.h>
 #include "../../bpf/lib/resume.h"
@@ -68,6 +68,15 @@ static void test_reconnaissance(void)
 	in = recon(50000, 600000);
 	in.min_saved_pkts = 40;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
+	/* jump_alone: a flow that finds others open to the peer starts as the kernel. */
+	in = recon(50000, 50000);
+	in.others_open = 1;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "another flow to the peer is open");
+	in.others_open = 0;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "alone: a jump");
+	in = recon(50000, 600000);
+	in.others_open = 3;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "a path change is named first");
 }
 
 static void test_jump_size(void)
@@ -709,6 +718,26 @@ static void test_shared_override(void)
 	CHECK(hs_shared_refuses_override(7, 1, 0, now), "an unknown mode: the stricter rule");
 }
 
+/* jump_alone's values, and one this build does not know. */
+static void test_alone_rule(void)
+{
+	CHECK(!hs_alone_rule(HS_JUMP_ALONE_OFF, 1) && !hs_alone_rule(HS_JUMP_ALONE_OFF, 0), "off: nobody");
+	CHECK(hs_alone_rule(HS_JUMP_ALONE_S_CUBIC, 1) && !hs_alone_rule(HS_JUMP_ALONE_S_CUBIC, 0), "s_cubic: s_cubic only");
+	CHECK(hs_alone_rule(HS_JUMP_ALONE_ON, 1) && hs_alone_rule(HS_JUMP_ALONE_ON, 0), "on: both");
+	CHECK(!hs_alone_rule(9, 1), "an unknown value: off");
+}
+
+/* concurrency split: an equal share of the saved rate, at most 17 ways. */
+static void test_shared_rate(void)
+{
+	CHECK(hs_shared_rate_Bps(12500000, 0) == 12500000, "alone: the whole rate");
+	CHECK(hs_shared_rate_Bps(12500000, 1) == 6250000, "one other open: half");
+	CHECK(hs_shared_rate_Bps(12500000, 3) == 3125000, "three others: a quarter");
+	CHECK(hs_shared_rate_Bps(17000000, HS_SPLIT_MAX) == 1000000, "16 others: a 17th");
+	CHECK(hs_shared_rate_Bps(17000000, 1000) == 1000000, "more than 16 count as 16");
+	CHECK(hs_shared_rate_Bps(17000000, ~0U) == 1000000, "no overflow at the counter's limit");
+}
+
 /* The jump a busy share leaves: cut, but not below min_pkts unless the whole is. */
 static void test_yielded_jump_floor(void)
 {
@@ -739,6 +768,8 @@ int main(void)
 {
 	test_jumps_yield();
 	test_shared_override();
+	test_shared_rate();
+	test_alone_rule();
 	test_yielded_jump_floor();
 	test_random_loss_floor();
 	test_store_rules();
