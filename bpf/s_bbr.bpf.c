@@ -185,8 +185,10 @@ void BPF_PROG(s_bbr_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
 
-	if (flow)
-		hs_estimator_on_ack(&flow->estimator, hs_tcp_sk(sk), sample->rtt_us);
+	if (!flow)
+		return;
+	hs_estimator_on_ack(&flow->estimator, hs_tcp_sk(sk), sample->rtt_us);
+	hs_open_report(&flow->start, hs_packets_in_flight(hs_tcp_sk(sk)));
 }
 
 SEC("struct_ops")

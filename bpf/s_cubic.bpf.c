@@ -78,11 +78,6 @@ struct {
 	__type(value, struct s_cubic_flow);
 } s_cubic_flows SEC(".maps");
 
-static __always_inline __u32 packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
 SEC("struct_ops")
 void BPF_PROG(s_cubic_init, struct sock *sk)
 {
@@ -216,7 +211,7 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	__u32 cwnd, after;
 
 	sk->sk_pacing_status = SK_PACING_NONE;
-	cwnd = hs_first_ack(sk, HS_CC_S_CUBIC, &flow->start, hs_startup_exit_cwnd(packets_in_flight(tp)));
+	cwnd = hs_first_ack(sk, HS_CC_S_CUBIC, &flow->start, hs_startup_exit_cwnd(hs_packets_in_flight(tp)));
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
@@ -289,6 +284,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	else
 		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
 	hs_estimator_on_ack(&flow->estimator, tp, sample->rtt_us);
+	hs_open_report(&flow->start, hs_packets_in_flight(tp));
 }
 
 SEC("struct_ops")

@@ -36,6 +36,7 @@ struct hs_start {
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
 	__u8 untrusted;             /* the socket's owner uid is above trusted_uid_max: no lookup, no store */
 	__u8 open_counted;          /* counted in hs_open until release */
+	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
@@ -132,6 +133,7 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 	struct hs_open_flows one = { .open = 1 }, *n = bpf_map_lookup_elem(&hs_open, &st->path);
 
 	others->open = 0;
+	others->pkts_out = 0;
 	others->last_loss_ns = 0;
 	if (!n) {
 		if (!bpf_map_update_elem(&hs_open, &st->path, &one, BPF_NOEXIST)) {
@@ -144,7 +146,29 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 	}
 	st->open_counted = 1;
 	others->last_loss_ns = n->last_loss_ns;
+	others->pkts_out = n->pkts_out;
 	others->open = __sync_fetch_and_add(&n->open, 1);
+}
+
+static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+/* The flow's packets in flight, into its peer's pkts_out (what jump_room reads): on a
+ * change of at least 8 packets or an eighth, so that not every ACK writes the map. */
+static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
+{
+	__u32 was = st->reported_out, d = in_flight > was ? in_flight - was : was - in_flight;
+	struct hs_open_flows *n;
+
+	if (!st->open_counted || !d || (d < 8 && d * 8 < was))
+		return;
+	n = bpf_map_lookup_elem(&hs_open, &st->path);
+	if (!n)
+		return;
+	__sync_fetch_and_add(&n->pkts_out, in_flight - was);  /* modulo 2^32: a decrease too */
+	st->reported_out = in_flight;
 }
 
 /* A loss episode (Recovery, or an RTO) of one of the peer's flows: its time. */
@@ -167,6 +191,9 @@ static __always_inline void hs_open_leave(struct hs_start *st)
 		return;
 	st->open_counted = 0;
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
+	if (n && st->reported_out)
+		__sync_fetch_and_sub(&n->pkts_out, st->reported_out);
+	st->reported_out = 0;
 	if (n && n->open)
 		__sync_fetch_and_sub(&n->open, 1);
 }
@@ -208,7 +235,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	enum hs_recon r;
 	__u64 lease, cached_Bps;
 	struct hs_open_flows others;
-	__u32 busy_share;
+	__u32 busy_share, max_cwnd;
 	int cut, leased;
 
 	hs_flow_key_of(sk, &st->key);
@@ -247,7 +274,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	/* split: no lease; concurrent resumers share the rate instead (below). */
 	leased = cfg->concurrency != HS_CONCURRENCY_SPLIT;
 	in.busy_until_ns = leased ? p->busy_until_ns : 0;
-	in.others_open = hs_alone_rule(cfg->jump_alone, cc == HS_CC_S_CUBIC) ? others.open : 0;
+	in.sibling_pkts = hs_room_rule(cfg->jump_room, cc == HS_CC_S_CUBIC) ? others.pkts_out : 0;
 	in.max_age_s = cfg->max_age_s;
 	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
 	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
@@ -318,9 +345,14 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	} else if (leased) {
 		st->lease_ns = lease;
 	}
+	/* jump_room: at most the room the peer's other flows leave (Reconnaissance
+	 * refused a jump if it is below hs_room_min_pkts). */
+	max_cwnd = cfg->max_start_cwnd;
+	if (in.sibling_pkts && hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) < max_cwnd)
+		max_cwnd = hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts);
 	/* jump_yield: cut by the entry's busy share (lib/resume.h). */
 	j = hs_yielded_jump(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache, cfg->jump_pct,
-			    cfg->jump_yield ? busy_share : 0, min_saved_pkts, cfg->max_start_cwnd,
+			    cfg->jump_yield ? busy_share : 0, min_saved_pkts, max_cwnd,
 			    (__u64)cfg->max_start_rate_mbps * 125000, &cut);
 	if (cut)
 		hs_count(cc, HS_YIELDED_JUMPS);
@@ -329,6 +361,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	st->outcome = HS_JUMPS;
 	tp->snd_cwnd = j.cwnd;
 	st->start_cwnd = j.cwnd;
+	hs_open_report(st, j.cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
 	sk->sk_pacing_rate = j.pacing_Bps;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
 	if (cap_pacing) {

@@ -88,7 +88,7 @@ c_record! {
     /// struct hs_open_flows: a peer's open flows and its flows' last loss (hs_open).
     pub struct OpenFlows = "hs_open_flows" {
         pub open: u32,
-        pub pad: u32,
+        pub pkts_out: u32,
         pub last_loss_ns: u64,
     }
 }
@@ -212,8 +212,8 @@ const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2
 const RWND_SHARED: &[(&str, u32)] = &[("off", 0), ("on", 1), ("quiet", 2)];
 /// enum hs_concurrency (knob concurrency).
 const CONCURRENCY: &[(&str, u32)] = &[("lease", 0), ("split", 1)];
-/// enum hs_jump_alone (knob jump_alone).
-const JUMP_ALONE: &[(&str, u32)] = &[("off", 0), ("s_cubic", 1), ("on", 2)];
+/// enum hs_jump_room (knob jump_room).
+const JUMP_ROOM: &[(&str, u32)] = &[("off", 0), ("s_cubic", 1), ("on", 2)];
 
 pub const KNOBS: &[Knob] = &[
     Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
@@ -434,10 +434,10 @@ pub const KNOBS: &[Knob] = &[
         doc: "s_bbr: the receiver's window opened for a jump made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not), which shares the peer's bottleneck: off = never, such jumps stay within the receiver's real window (counted shared_no_rwnd); quiet = only while no flow to the peer has lost a packet for 10 s (counted shared_quiet_rwnd; refused, shared_no_rwnd), since a jump into a buffer that overflows is likely to lose one, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard traced to its flow came from a jump beside an open sibling: 0.13-0.39 % in up to 2 of 8 seeds, none in 31 of 32 with off); on = always. On the 180 Mbit/s, 10 MB-buffer link, where nothing is lost and nothing was discarded either way, off cost s_bbr at 1 MB: 1.60-1.79x against 1.76-1.82x with on, and 1.70-1.71x against quiet's 1.77-1.78x in one session (BENCHMARKS.md). s_cubic keeps the override: without it its jumps end rate-limited and slow-start (beside a cubic client at 512 KB the neighbour's median rose +2.9 % against -1.0 %), and most of its receivers' discards came from jumps with no sibling open",
     },
     Knob {
-        name: "jump_alone",
-        kind: KnobKind::Choice(JUMP_ALONE),
+        name: "jump_room",
+        kind: KnobKind::Choice(JUMP_ROOM),
         default: 1,
-        doc: "which controllers jump only while no other flow to the peer is open (s_cubic's or s_bbr's, resuming or not; the others start as the kernel, counted reject_siblings): off, s_cubic, or on (both). A jump beside the peer's open flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, s_cubic's jumps beside its client's own open flows took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 %; with s_cubic alone +3.6 %, at the cost of most of the s_cubic client's gain there (18/8/-3 % faster by seed, against 22-35 %), and nothing measured on the LTE traces or on paths whose flows come one at a time. s_bbr beside its siblings kept bbr's neighbour within 5 %, and alone cost it 1.59x against 1.77-1.79x of bbr on the 5G-like link (BENCHMARKS.md, Issue 11)",
+        doc: "which controllers jump only into the room the peer's other open flows (s_cubic's and s_bbr's) leave of the saved BDP, their packets in flight: no jump if that is below min_jump_pkts (at least IW; counted reject_siblings), else the jump at most that: off, s_cubic, or on (both). A jump beside the peer's open flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, the s_cubic flows started while its client's own flows were open took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 %; s_bbr's jumps beside its siblings kept bbr's neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md, Issue 11)",
     },
 ];
 
@@ -621,8 +621,8 @@ mod tests {
         for (name, _) in CONCURRENCY {
             c.push_str(&format!("P(\"concurrency.{name}\", HS_CONCURRENCY_{});\n", name.to_uppercase()));
         }
-        for (name, _) in JUMP_ALONE {
-            c.push_str(&format!("P(\"jump_alone.{name}\", HS_JUMP_ALONE_{});\n", name.to_uppercase()));
+        for (name, _) in JUMP_ROOM {
+            c.push_str(&format!("P(\"jump_room.{name}\", HS_JUMP_ROOM_{});\n", name.to_uppercase()));
         }
         c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
         for cc in CONTROLLER_ABI {
@@ -727,8 +727,8 @@ mod tests {
         for (name, value) in CONCURRENCY {
             want(format!("concurrency.{name}"), *value as u64);
         }
-        for (name, value) in JUMP_ALONE {
-            want(format!("jump_alone.{name}"), *value as u64);
+        for (name, value) in JUMP_ROOM {
+            want(format!("jump_room.{name}"), *value as u64);
         }
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);

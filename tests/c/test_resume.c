@@ -68,14 +68,25 @@ static void test_reconnaissance(void)
 	in = recon(50000, 600000);
 	in.min_saved_pkts = 40;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
-	/* jump_alone: a flow that finds others open to the peer starts as the kernel. */
+	/* jump_room: the peer's other flows' packets in flight against the saved BDP. */
 	in = recon(50000, 50000);
-	in.others_open = 1;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "another flow to the peer is open");
-	in.others_open = 0;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "alone: a jump");
+	in.saved_bdp_pkts = 431;
+	in.min_saved_pkts = 40;
+	in.sibling_pkts = 400;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "31 packets of room: below min_saved_pkts");
+	in.sibling_pkts = 391;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "40 packets of room: a jump");
+	in.sibling_pkts = 5000;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "more in flight than the BDP: no room");
+	in.sibling_pkts = 0;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "nothing in flight beside it (or the rule off): a jump");
+	in.min_saved_pkts = 0;
+	in.sibling_pkts = 425;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts the least room is IW: 6 < 10");
+	in.sibling_pkts = 421;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "10 packets of room");
 	in = recon(50000, 600000);
-	in.others_open = 3;
+	in.sibling_pkts = 3000;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "a path change is named first");
 }
 
@@ -718,13 +729,16 @@ static void test_shared_override(void)
 	CHECK(hs_shared_refuses_override(7, 1, 0, now), "an unknown mode: the stricter rule");
 }
 
-/* jump_alone's values, and one this build does not know. */
-static void test_alone_rule(void)
+/* jump_room's values (and one this build does not know), and the room it leaves. */
+static void test_room_rule(void)
 {
-	CHECK(!hs_alone_rule(HS_JUMP_ALONE_OFF, 1) && !hs_alone_rule(HS_JUMP_ALONE_OFF, 0), "off: nobody");
-	CHECK(hs_alone_rule(HS_JUMP_ALONE_S_CUBIC, 1) && !hs_alone_rule(HS_JUMP_ALONE_S_CUBIC, 0), "s_cubic: s_cubic only");
-	CHECK(hs_alone_rule(HS_JUMP_ALONE_ON, 1) && hs_alone_rule(HS_JUMP_ALONE_ON, 0), "on: both");
-	CHECK(!hs_alone_rule(9, 1), "an unknown value: off");
+	CHECK(!hs_room_rule(HS_JUMP_ROOM_OFF, 1) && !hs_room_rule(HS_JUMP_ROOM_OFF, 0), "off: nobody");
+	CHECK(hs_room_rule(HS_JUMP_ROOM_S_CUBIC, 1) && !hs_room_rule(HS_JUMP_ROOM_S_CUBIC, 0), "s_cubic: s_cubic only");
+	CHECK(hs_room_rule(HS_JUMP_ROOM_ON, 1) && hs_room_rule(HS_JUMP_ROOM_ON, 0), "on: both");
+	CHECK(!hs_room_rule(9, 1), "an unknown value: off");
+	CHECK(hs_room_pkts(431, 400) == 31 && hs_room_pkts(431, 431) == 0 && hs_room_pkts(431, 5000) == 0, "room: BDP less in flight, not below 0");
+	CHECK(hs_room_pkts(0x1ffffffffULL, 1) == 0xffffffffU, "a huge BDP: the room saturates");
+	CHECK(hs_room_min_pkts(40) == 40 && hs_room_min_pkts(0) == HS_INIT_CWND, "the least room: min_saved_pkts, at least IW");
 }
 
 /* concurrency split: an equal share of the saved rate, at most 17 ways. */
@@ -769,7 +783,7 @@ int main(void)
 	test_jumps_yield();
 	test_shared_override();
 	test_shared_rate();
-	test_alone_rule();
+	test_room_rule();
 	test_yielded_jump_floor();
 	test_random_loss_floor();
 	test_store_rules();
