@@ -5,7 +5,8 @@
  *   hs_counters  per-controller event counters (per CPU)
  *   hs_rwnd      flows whose incoming ACKs the tc program may open the window of
  *   hs_outcomes  how each flow's start went (Careful Resume's phases), by flow
- *   hs_open      per peer, the flows open now (s_cubic, s_bbr: init to release) and the last loss
+ *   hs_open      per peer, the flows open now (s_cubic, s_bbr: init to release), their
+ *                packets in flight, and the last loss
  * The records themselves are defined in records.h, the one contract with the tool. */
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
@@ -58,9 +59,10 @@ struct {
 } hs_outcomes SEC(".maps");
 
 /* A peer's flows share its bottleneck: a jump while another is open is one into a
- * busy bottleneck, whether or not that flow jumped; where the peer's flows lost packets
- * lately, its buffer overflows (stateful.h, hs_open_enter). An entry
- * evicted under load undercounts: the flow then gets the override as before. */
+ * busy bottleneck, whether or not that flow jumped, and their packets in flight show
+ * how busy (jump_room); where the peer's flows lost packets
+ * lately, its buffer overflows (stateful.h, hs_open_enter). An entry evicted under
+ * load undercounts: the flow then jumps and gets the override as before. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);

@@ -167,7 +167,11 @@ static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
 	if (!n)
 		return;
-	__sync_fetch_and_add(&n->pkts_out, in_flight - was);  /* modulo 2^32: a decrease too */
+	/* A decrease below 0 (the LRU entry was evicted and made again) sets 0, not 2^32. */
+	if (in_flight < was && n->pkts_out < was - in_flight)
+		n->pkts_out = 0;
+	else
+		__sync_fetch_and_add(&n->pkts_out, in_flight - was);  /* modulo 2^32: a decrease too */
 	st->reported_out = in_flight;
 }
 
@@ -191,8 +195,12 @@ static __always_inline void hs_open_leave(struct hs_start *st)
 		return;
 	st->open_counted = 0;
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
-	if (n && st->reported_out)
-		__sync_fetch_and_sub(&n->pkts_out, st->reported_out);
+	if (n && st->reported_out) {
+		if (n->pkts_out < st->reported_out)
+			n->pkts_out = 0;  /* as in hs_open_report */
+		else
+			__sync_fetch_and_sub(&n->pkts_out, st->reported_out);
+	}
 	st->reported_out = 0;
 	if (n && n->open)
 		__sync_fetch_and_sub(&n->open, 1);
@@ -345,8 +353,8 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	} else if (leased) {
 		st->lease_ns = lease;
 	}
-	/* jump_room: at most the room the peer's other flows leave (Reconnaissance
-	 * refused a jump if it is below hs_room_min_pkts). */
+	/* jump_room: at most what the peer's other flows leave of the saved BDP
+	 * (Reconnaissance refused a jump beside hs_room_min_pkts of theirs in flight). */
 	max_cwnd = cfg->max_start_cwnd;
 	if (in.sibling_pkts && hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) < max_cwnd)
 		max_cwnd = hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts);

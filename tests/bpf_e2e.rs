@@ -901,7 +901,7 @@ fn concurrent_resumers_take_turns_or_split_the_rate() {
     let out = overlapping_flows(&f, "room", r#""s_cubic""#, "", "");
     let st = status();
     let (busy3, jumps3, siblings) = (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "jumps"), counter(&st, "s_cubic", "reject_siblings"));
-    assert!(siblings >= 1 && jumps3 > jumps2, "jump_room: flows beside others' full windows start as the kernel, others jump (siblings {siblings}, jumps {jumps2} -> {jumps3})");
+    assert!(siblings >= 1 && jumps3 > jumps2, "jump_room: flows beside others with packets in flight start as the kernel, others jump (siblings {siblings}, jumps {jumps2} -> {jumps3})");
     assert!(busy3 >= busy2, "the lease still holds");
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");

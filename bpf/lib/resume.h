@@ -68,7 +68,7 @@ enum hs_recon {
 	HS_RECON_RTT_LONGER,        /* cur RTT > saved × rtt_match */
 	HS_RECON_BUSY,              /* another flow is resuming from this entry */
 	HS_RECON_SMALL,             /* the saved BDP is below min_saved_pkts: no jump worth its risk */
-	HS_RECON_SIBLINGS,          /* the peer's other flows leave no room worth a jump (knob jump_room) */
+	HS_RECON_SIBLINGS,          /* the peer's other flows have min_saved_pkts (at least IW) in flight (knob jump_room) */
 };
 
 struct hs_recon_in {
@@ -79,26 +79,30 @@ struct hs_recon_in {
 	__u32 rtt_match;            /* factor, >= 1 */
 	__u64 saved_bdp_pkts;       /* the entry's rate × saved_rtt_us, in packets */
 	__u32 min_saved_pkts;       /* 0: any size */
-	__u32 sibling_pkts;         /* the peer's other flows' packets in flight, if the jump takes only the room they leave (else 0) */
+	__u32 sibling_pkts;         /* the peer's other flows' packets in flight, if jump_room applies (else 0) */
 };
 
-/* Whether a controller's jump takes only the room the peer's other open flows leave of
- * the saved BDP, their packets in flight (knob jump_room, enum hs_jump_room; a value
- * this build does not know: no). A jump beside them sums with their windows at the
- * peer's bottleneck: beside a cubic client at 63 % load (1 MB mean), the s_cubic flows
- * started while the client's own flows were open took 96-99 % of its buffer drops, and
- * the cubic client's mean FCT rose a median 11 %. No jump at all beside an open flow
- * (measured first) brought that to +3.4 % but also took the gain of small flows beside
- * small ones (64 KB mean at 27 % load: 1-2 % faster against 24 %), and an idle
- * keep-alive connection would have counted as open. s_bbr's jumps beside its siblings
- * kept bbr's neighbour within 5 %, and no jump beside them cost 0.2x of s_bbr's gain on
- * the 5G-like link, so the default is s_cubic's only (BENCHMARKS.md, Issue 11). */
+/* Whether a controller jumps only while the peer's other open flows have fewer than
+ * min_jump_pkts (at least IW) packets in flight, and then at most into what they leave
+ * of the saved BDP (knob jump_room, enum hs_jump_room; a value this build does not
+ * know: no). A jump beside them sums with their windows at the peer's bottleneck: beside
+ * a cubic client at 63 % load (1 MB mean) the s_cubic flows started while their
+ * client's own flows were open took 96-99 % of its buffer drops, and the cubic client's
+ * mean FCT rose a median 11 %; siblings with packets in flight show a load the
+ * handshake's busy sample misses. Measured and not kept: no jump beside any open flow
+ * (+3.4 %, but small flows beside small ones lost their gain, 64 KB at 27 % load 1-2 %
+ * faster against 24 %, and an idle keep-alive connection would count), and the jump
+ * cut to the room the siblings' flight leaves (+17.9 %: the other client's flows, at
+ * other addresses, are not in it). s_bbr's jumps beside its siblings kept bbr's
+ * neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like
+ * link, so the default is s_cubic's only (BENCHMARKS.md, Issue 11). */
 HS_INLINE int hs_room_rule(__u32 mode, int s_cubic)
 {
 	return mode == HS_JUMP_ROOM_ON || (mode == HS_JUMP_ROOM_S_CUBIC && s_cubic);
 }
 
-/* The least room beside the peer's other flows worth a jump: min_saved_pkts, at least IW. */
+/* The siblings' flight that refuses a jump, and the least room left worth one:
+ * min_saved_pkts, at least IW. */
 HS_INLINE __u32 hs_room_min_pkts(__u32 min_saved_pkts)
 {
 	return min_saved_pkts > HS_INIT_CWND ? min_saved_pkts : HS_INIT_CWND;
@@ -128,7 +132,8 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 		return HS_RECON_SMALL;
 	if (in->busy_until_ns > in->now_ns)
 		return HS_RECON_BUSY;
-	if (in->sibling_pkts && in->saved_bdp_pkts < (__u64)in->sibling_pkts + hs_room_min_pkts(in->min_saved_pkts))
+	if (in->sibling_pkts >= hs_room_min_pkts(in->min_saved_pkts) ||
+	    (in->sibling_pkts && in->saved_bdp_pkts < (__u64)in->sibling_pkts + hs_room_min_pkts(in->min_saved_pkts)))
 		return HS_RECON_SIBLINGS;
 	return HS_RECON_JUMP;
 }

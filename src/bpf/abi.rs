@@ -437,7 +437,7 @@ pub const KNOBS: &[Knob] = &[
         name: "jump_room",
         kind: KnobKind::Choice(JUMP_ROOM),
         default: 1,
-        doc: "which controllers jump only into the room the peer's other open flows (s_cubic's and s_bbr's) leave of the saved BDP, their packets in flight: no jump if that is below min_jump_pkts (at least IW; counted reject_siblings), else the jump at most that: off, s_cubic, or on (both). A jump beside the peer's open flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, the s_cubic flows started while its client's own flows were open took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 %; s_bbr's jumps beside its siblings kept bbr's neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md, Issue 11)",
+        doc: "which controllers jump only while the peer's other open flows (s_cubic's and s_bbr's, resuming or not) have fewer than min_jump_pkts (at least IW) packets in flight, and then at most into what they leave of the saved BDP (refused: counted reject_siblings; an idle keep-alive connection has nothing in flight): off, s_cubic, or on (both). A jump beside the peer's busy flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, the s_cubic flows started while its client's own flows were open took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 %, with the rule +4.2 %, while small flows beside small ones keep their gain; s_bbr's jumps beside its siblings kept bbr's neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md, Issue 11)",
     },
 ];
 

@@ -68,23 +68,25 @@ static void test_reconnaissance(void)
 	in = recon(50000, 600000);
 	in.min_saved_pkts = 40;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
-	/* jump_room: the peer's other flows' packets in flight against the saved BDP. */
+	/* jump_room: the peer's other flows' packets in flight. */
 	in = recon(50000, 50000);
 	in.saved_bdp_pkts = 431;
 	in.min_saved_pkts = 40;
-	in.sibling_pkts = 400;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "31 packets of room: below min_saved_pkts");
-	in.sibling_pkts = 391;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "40 packets of room: a jump");
+	in.sibling_pkts = 40;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "40 in flight beside it (min_saved_pkts): the bottleneck is the siblings'");
+	in.sibling_pkts = 39;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "39: a jump (into the 392 packets left)");
 	in.sibling_pkts = 5000;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "more in flight than the BDP: no room");
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "more in flight than the BDP");
 	in.sibling_pkts = 0;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "nothing in flight beside it (or the rule off): a jump");
 	in.min_saved_pkts = 0;
-	in.sibling_pkts = 425;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts the least room is IW: 6 < 10");
-	in.sibling_pkts = 421;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "10 packets of room");
+	in.sibling_pkts = 10;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts the threshold is IW");
+	in.sibling_pkts = 9;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "9 in flight: a jump");
+	in.saved_bdp_pkts = 15;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "9 beside a 15-packet BDP leave 6 < IW");
 	in = recon(50000, 600000);
 	in.sibling_pkts = 3000;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "a path change is named first");
