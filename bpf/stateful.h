@@ -155,6 +155,15 @@ static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 }
 
+/* pkts_out less k; below 0 (the LRU entry was evicted and made again) it is 0, not 2^32. */
+static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
+{
+	if (n->pkts_out < k)
+		n->pkts_out = 0;
+	else
+		__sync_fetch_and_sub(&n->pkts_out, k);
+}
+
 /* The flow's packets in flight, into its peer's pkts_out (what jump_room reads): on a
  * change of at least 8 packets or an eighth, so that not every ACK writes the map. */
 static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
@@ -167,11 +176,10 @@ static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
 	if (!n)
 		return;
-	/* A decrease below 0 (the LRU entry was evicted and made again) sets 0, not 2^32. */
-	if (in_flight < was && n->pkts_out < was - in_flight)
-		n->pkts_out = 0;
+	if (in_flight < was)
+		hs_pkts_out_sub(n, was - in_flight);
 	else
-		__sync_fetch_and_add(&n->pkts_out, in_flight - was);  /* modulo 2^32: a decrease too */
+		__sync_fetch_and_add(&n->pkts_out, in_flight - was);
 	st->reported_out = in_flight;
 }
 
@@ -195,12 +203,8 @@ static __always_inline void hs_open_leave(struct hs_start *st)
 		return;
 	st->open_counted = 0;
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
-	if (n && st->reported_out) {
-		if (n->pkts_out < st->reported_out)
-			n->pkts_out = 0;  /* as in hs_open_report */
-		else
-			__sync_fetch_and_sub(&n->pkts_out, st->reported_out);
-	}
+	if (n && st->reported_out)
+		hs_pkts_out_sub(n, st->reported_out);
 	st->reported_out = 0;
 	if (n && n->open)
 		__sync_fetch_and_sub(&n->open, 1);
@@ -350,14 +354,14 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 			st->cached_Bps = hs_shared_rate_Bps(st->cached_Bps, others);
 			hs_count(cc, HS_SHARED_JUMPS);
 		}
-	} else if (leased) {
+	} else {
 		st->lease_ns = lease;
 	}
 	/* jump_room: at most what the peer's other flows leave of the saved BDP
 	 * (Reconnaissance refused a jump beside hs_room_min_pkts of theirs in flight). */
-	max_cwnd = cfg->max_start_cwnd;
-	if (in.sibling_pkts && hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) < max_cwnd)
-		max_cwnd = hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts);
+	max_cwnd = in.sibling_pkts ? hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) : cfg->max_start_cwnd;
+	if (max_cwnd > cfg->max_start_cwnd)
+		max_cwnd = cfg->max_start_cwnd;
 	/* jump_yield: cut by the entry's busy share (lib/resume.h). */
 	j = hs_yielded_jump(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache, cfg->jump_pct,
 			    cfg->jump_yield ? busy_share : 0, min_saved_pkts, max_cwnd,

@@ -875,9 +875,9 @@ fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, link: &str, knobs: &str) 
 /// Concurrent flows to one peer: with `concurrency=lease` one resumes and the others
 /// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
 /// every one of them leaves the entry's resumer count when its resume ends (both with
-/// `jump_room=off`); with `jump_room` at its default (s_cubic) a flow jumps only into
-/// the room its peer's other flows leave of the saved BDP, and where they leave too
-/// little it starts as the kernel (reject_siblings).
+/// `jump_room=off`); with `jump_room` at its default (s_cubic) a flow beside the peer's
+/// other flows with `min_jump_pkts` in flight starts as the kernel (reject_siblings),
+/// and `hs_open` counts every flow and packet back out at release.
 #[test]
 fn concurrent_resumers_take_turns_or_split_the_rate() {
     let f = Fresh::new("split");

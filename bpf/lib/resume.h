@@ -132,8 +132,8 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 		return HS_RECON_SMALL;
 	if (in->busy_until_ns > in->now_ns)
 		return HS_RECON_BUSY;
-	if (in->sibling_pkts >= hs_room_min_pkts(in->min_saved_pkts) ||
-	    (in->sibling_pkts && in->saved_bdp_pkts < (__u64)in->sibling_pkts + hs_room_min_pkts(in->min_saved_pkts)))
+	if (in->sibling_pkts && (in->sibling_pkts >= hs_room_min_pkts(in->min_saved_pkts) ||
+				 hs_room_pkts(in->saved_bdp_pkts, in->sibling_pkts) < hs_room_min_pkts(in->min_saved_pkts)))
 		return HS_RECON_SIBLINGS;
 	return HS_RECON_JUMP;
 }
@@ -414,8 +414,8 @@ HS_INLINE struct hs_jump hs_yielded_jump(__u64 bw_Bps, __u32 saved_rtt_us, __u32
 	return *cut ? y : whole;
 }
 
-/* The saved rate a jump takes when `others` flows share it (concurrency split or
- * open): an equal share, counting at most HS_SPLIT_MAX others. */
+/* The saved rate a jump takes when `others` resumers share it (concurrency split): an
+ * equal share, counting at most HS_SPLIT_MAX others. */
 HS_INLINE __u64 hs_shared_rate_Bps(__u64 bw_Bps, __u32 others)
 {
 	if (others > HS_SPLIT_MAX)

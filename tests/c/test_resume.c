@@ -1,8 +1,8 @@
 /* Host tests of Careful Resume's phase machine (bpf/lib/resume.h) with crafted ACK
  * sequences on a virtual clock: the jump, validation, Safe Retreat in each phase, an
  * RTO in the first RTT, RTT mismatches both ways, an expired entry, a second flow to
- * the same entry (or to the same peer), and a sender with less data than the jump. Packets are counted from
- * 0 and sequence numbers are packet numbers × MSS. */
+ * the same entry (or to the same peer), and a sender with less data than the jump.
+ * Packets are counted from 0 and sequence numbers are packet numbers × MSS. */
 #include <string.h>
 #include "../../bpf/lib/resume.h"
 #include "../../bpf/lib/store.h"

@@ -48,12 +48,8 @@ pub fn run_json(dir: &Path) -> serde_json::Value {
 /// flags did not emulate the link it was given, and the lab's rule is to repeat it.
 pub fn emulator_warnings(dir: &Path) -> Vec<String> {
     let run = run_json(dir);
-    let acc = &run["emulator_accuracy"];
-    let all: Vec<&serde_json::Value> = match acc.as_array() {
-        Some(links) => links.iter().collect(),
-        None => vec![acc],
-    };
-    all.iter()
+    emulator_links(&run)
+        .iter()
         .flat_map(|a| a["warnings"].as_array().cloned().expect("run.json: emulator_accuracy.warnings is a list"))
         .map(|w| w.as_str().expect("a warning is a string").to_string())
         .collect()
@@ -63,9 +59,16 @@ pub fn emulator_warnings(dir: &Path) -> Vec<String> {
 /// largest over its links).
 pub fn lateness_max_ms(dir: &Path) -> f64 {
     let run = run_json(dir);
+    emulator_links(&run).iter().map(|a| a["lateness_max_ms"].as_f64().expect("run.json: emulator_accuracy.lateness_max_ms")).fold(0.0, f64::max)
+}
+
+/// run.json's emulator_accuracy, one report per link (a single link's is an object).
+fn emulator_links(run: &serde_json::Value) -> Vec<&serde_json::Value> {
     let acc = &run["emulator_accuracy"];
-    let links: Vec<&serde_json::Value> = acc.as_array().map(|l| l.iter().collect()).unwrap_or_else(|| vec![acc]);
-    links.iter().map(|a| a["lateness_max_ms"].as_f64().expect("run.json: emulator_accuracy.lateness_max_ms")).fold(0.0, f64::max)
+    match acc.as_array() {
+        Some(links) => links.iter().collect(),
+        None => vec![acc],
+    }
 }
 
 /// What a run's run.json says beyond its rows, for a failing check's message: the
