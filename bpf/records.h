@@ -91,7 +91,7 @@ enum hs_counter {
 	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
 	HS_SHARED_NO_RWND,          /* jumps made while another flow to the peer was open, without the window override */
 	HS_SHARED_QUIET_RWND,       /* ... with it: no flow to the peer had lost a packet for HS_QUIET_NS (rwnd_shared = quiet) */
-	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows have min_jump_pkts (at least IW) in flight (jump_room) */
+	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows have a quarter of the saved BDP, at least min_jump_pkts, in flight (jump_room) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -201,9 +201,9 @@ enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
  * the others start as the kernel), or all of them, each with the saved rate split
  * by the number resuming (RFC 9959 §4.4 allows either). */
 enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
-/* Which controllers jump only while the peer's other open flows have fewer than
- * min_jump_pkts (at least IW) packets in flight (knob jump_room): none, s_cubic's, or
- * both (lib/resume.h, hs_room_rule). */
+/* Which controllers jump only while the peer's other open flows have fewer than a
+ * quarter of the saved BDP, at least min_jump_pkts (and IW), in flight (knob
+ * jump_room): none, s_cubic's, or both (lib/resume.h, hs_room_rule). */
 enum hs_jump_room { HS_JUMP_ROOM_OFF = 0, HS_JUMP_ROOM_S_CUBIC = 1, HS_JUMP_ROOM_ON = 2 };
 #define HS_SPLIT_MAX 16             /* a jump counts at most this many others: split at most 17 ways */
 /* s_bbr's window override for a jump made while another flow to the peer is open:

@@ -358,7 +358,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->lease_ns = lease;
 	}
 	/* jump_room: at most what the peer's other flows leave of the saved BDP
-	 * (Reconnaissance refused a jump beside hs_room_min_pkts of theirs in flight). */
+	 * (Reconnaissance refused a jump beside hs_siblings_busy_pkts of theirs in flight). */
 	max_cwnd = in.sibling_pkts ? hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) : cfg->max_start_cwnd;
 	if (max_cwnd > cfg->max_start_cwnd)
 		max_cwnd = cfg->max_start_cwnd;

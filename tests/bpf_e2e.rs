@@ -876,7 +876,8 @@ fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, link: &str, knobs: &str) 
 /// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
 /// every one of them leaves the entry's resumer count when its resume ends (both with
 /// `jump_room=off`); with `jump_room` at its default (s_cubic) a flow beside the peer's
-/// other flows with `min_jump_pkts` in flight starts as the kernel (reject_siblings),
+/// other flows with a quarter of the saved BDP (at least `min_jump_pkts`) in flight
+/// starts as the kernel (reject_siblings),
 /// and `hs_open` counts every flow and packet back out at release.
 #[test]
 fn concurrent_resumers_take_turns_or_split_the_rate() {

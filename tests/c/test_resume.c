@@ -68,23 +68,33 @@ static void test_reconnaissance(void)
 	in = recon(50000, 600000);
 	in.min_saved_pkts = 40;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
-	/* jump_room: the peer's other flows' packets in flight. */
+	/* jump_room: the peer's other flows' packets in flight, against a quarter of the
+	 * saved BDP, at least min_saved_pkts (and IW). */
 	in = recon(50000, 50000);
 	in.saved_bdp_pkts = 431;
 	in.min_saved_pkts = 40;
-	in.sibling_pkts = 40;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "40 in flight beside it (min_saved_pkts): the bottleneck is the siblings'");
-	in.sibling_pkts = 39;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "39: a jump (into the 392 packets left)");
+	in.sibling_pkts = 107;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "107 in flight beside it (a quarter of 431): the bottleneck is the siblings'");
+	in.sibling_pkts = 106;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "106: a jump (into the 325 packets left)");
 	in.sibling_pkts = 5000;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "more in flight than the BDP");
 	in.sibling_pkts = 0;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "nothing in flight beside it (or the rule off): a jump");
+	in.saved_bdp_pkts = 100;
+	in.sibling_pkts = 40;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "a quarter of 100 is below min_saved_pkts: 40 refuse");
+	in.sibling_pkts = 39;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "39 beside 100: a jump into 61");
+	in.saved_bdp_pkts = 60;
+	in.sibling_pkts = 25;
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "25 beside 60 leave 35 < min_saved_pkts");
 	in.min_saved_pkts = 0;
+	in.saved_bdp_pkts = 30;
 	in.sibling_pkts = 10;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts the threshold is IW");
+	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts, and a quarter below it, the threshold is IW");
 	in.sibling_pkts = 9;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "9 in flight: a jump");
+	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "9 in flight beside 30: a jump");
 	in.saved_bdp_pkts = 15;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "9 beside a 15-packet BDP leave 6 < IW");
 	in = recon(50000, 600000);
@@ -741,6 +751,9 @@ static void test_room_rule(void)
 	CHECK(hs_room_pkts(431, 400) == 31 && hs_room_pkts(431, 431) == 0 && hs_room_pkts(431, 5000) == 0, "room: BDP less in flight, not below 0");
 	CHECK(hs_room_pkts(0x1ffffffffULL, 1) == 0xffffffffU, "a huge BDP: the room saturates");
 	CHECK(hs_room_min_pkts(40) == 40 && hs_room_min_pkts(0) == HS_INIT_CWND, "the least room: min_saved_pkts, at least IW");
+	CHECK(hs_siblings_busy_pkts(431, 40) == 107 && hs_siblings_busy_pkts(100, 40) == 40 && hs_siblings_busy_pkts(0, 0) == HS_INIT_CWND,
+	      "busy siblings: a quarter of the BDP, at least min_saved_pkts and IW");
+	CHECK(hs_siblings_busy_pkts(0xffffffffffffULL, 40) == 0xffffffffffffULL / 4, "a huge BDP: no overflow");
 }
 
 /* concurrency split: an equal share of the saved rate, at most 17 ways. */
