@@ -1459,3 +1459,33 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert!(counter(&st, "s_cubic", "loss_no_queue") >= 1, "{st}");
     assert_eq!(counter(&st, "s_cubic", "validated"), 0, "{st}");
 }
+
+/// A lab run numbers its client ports from the same first port, so each row reads its
+/// flow's start outcome by addresses and ports that earlier runs used too. The testbed
+/// forgets those of its server's addresses before a run: a flow whose controller wrote
+/// no outcome of its own would otherwise carry an earlier flow's (seen once: a
+/// `reject_siblings` row in a run with `jump_room=off`, 2026-11-26). An outcome of
+/// another local address (an operator's own flows) is kept.
+#[test]
+fn a_lab_run_forgets_earlier_runs_flow_outcomes_and_only_those() {
+    use headstart::bpf::{abi::FlowKey, abi::Record, table::addr_to_key};
+    use std::net::{IpAddr, Ipv4Addr};
+    let f = Fresh::new("outcomes");
+    ok(&["load"]);
+    let m = headstart::bpf::pinned_map("hs_outcomes").unwrap();
+    let key = |local: IpAddr| FlowKey {
+        peer: addr_to_key(IpAddr::V4(headstart::lab::topology::client_v4(0))),
+        local: addr_to_key(local),
+        peer_port: 40000,
+        local_port: 10000,
+        pad: 0,
+    };
+    let (lab, operator) = (key(IpAddr::V4(headstart::lab::topology::server_v4())), key(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))));
+    let stale = vec![0u8; m.value_size() as usize];
+    for k in [&lab, &operator] {
+        m.update(k.as_bytes(), &stale).unwrap();
+    }
+    sweep(&f.path("run"), &["--cc", "cubic", "--sizes", "64k"]);
+    assert!(m.lookup(lab.as_bytes()).unwrap().is_none(), "the lab server's earlier outcome is forgotten");
+    assert!(m.lookup(operator.as_bytes()).unwrap().is_some(), "another address's outcome is kept");
+}

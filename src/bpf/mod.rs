@@ -472,6 +472,24 @@ pub fn flow_outcome(server: std::net::SocketAddr, client: std::net::SocketAddr) 
     pinned_map("hs_outcomes").ok()?.get(&key).ok()?
 }
 
+/// Forgets the start outcomes of every flow to `locals` (a lab server's addresses);
+/// the number forgotten. A lab run numbers its client ports from the same first port,
+/// so a flow whose controller wrote no outcome of its own would otherwise be reported
+/// with an earlier run's flow of the same addresses and ports. 0 if headstart is not
+/// loaded.
+pub fn forget_outcomes_to(locals: &[IpAddr]) -> Result<usize> {
+    let Ok(m) = pinned_map("hs_outcomes") else { return Ok(0) };
+    let locals: Vec<[u8; 16]> = locals.iter().map(|a| table::addr_to_key(*a)).collect();
+    let mut n = 0;
+    for k in m.keys() {
+        let key = abi::FlowKey::from_bytes(&k)?;
+        if locals.contains(&key.local) && m.delete(&k)? {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
 /// The name of a flow outcome (an enum hs_counter of the stateful controllers).
 pub fn outcome_name(o: &abi::FlowOutcome) -> &'static str {
     abi::STATEFUL_COUNTERS.get(o.outcome as usize).map(|c| c.name).unwrap_or("?")

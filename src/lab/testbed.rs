@@ -122,6 +122,9 @@ impl Testbed {
         // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
         // them from one measured flow to the next; the lab measures each flow on its own.
         sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
+        // Each flow's row reads its start outcome by addresses and ports, which every
+        // run numbers alike: none may be left from an earlier run.
+        crate::bpf::forget_outcomes_to(&[topo.server.addr(false), topo.server.addr(true)]).context("forgetting earlier runs' flow outcomes")?;
         let external_before = read_external(&topo)?;
         let origin = Instant::now();
         let emulator = Emulator::start(
