@@ -264,6 +264,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->untrusted = 1;
 		hs_count(cc, HS_UNTRUSTED);
 		st->outcome = HS_UNTRUSTED;
+		hs_log(cc, st, 0);
 		return 0;
 	}
 	hs_peer_addr(sk, &st->path);

@@ -99,6 +99,9 @@ pub struct Testbed {
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
+/// How long a row waits for its flow's socket to be released (see `resume_outcome`):
+/// a round trip and its queue, on every link the lab emulates.
+const RELEASE_WAIT: Duration = Duration::from_secs(2);
 
 impl Testbed {
     pub fn up(spec: TestbedSpec, interrupt: Interrupt) -> Result<Testbed> {
@@ -187,8 +190,8 @@ impl Testbed {
             let client_flow = traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout);
             self.interrupt.check()?;
             let key = FlowKey::new(local.ip(), port);
-            let table_after = self.table_entry_after(local.ip(), cc);
             let resume = self.resume_outcome(server, local, cc);
+            let table_after = self.table_entry_after(local.ip(), cc);
             let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
             return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after, resume, beyond_window });
         }
@@ -200,8 +203,8 @@ impl Testbed {
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
-        let table_after = self.table_entry_after(local.ip(), cc);
         let resume = self.resume_outcome(server, local, cc);
+        let table_after = self.table_entry_after(local.ip(), cc);
         let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
         Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window })
     }
@@ -215,8 +218,25 @@ impl Testbed {
         crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
     }
 
+    /// A headstart controller's flow outcome, once its socket is released. The server
+    /// closes its socket before it publishes the flow, and `release` runs in close();
+    /// but when the two ends' FINs cross, the kernel releases the socket only when the
+    /// last ACK comes, a round trip later, and with it come the outcome's last write
+    /// and the entry the flow stores (an untrusted flow's row once had no outcome at
+    /// all). A flow with no outcome by now has none coming: its controller logs one
+    /// when it starts.
     fn resume_outcome(&self, server: SocketAddr, client: SocketAddr, cc: &CcSpec) -> Option<crate::bpf::abi::FlowOutcome> {
-        crate::bpf::is_ours(&cc.kernel).then(|| crate::bpf::flow_outcome(server, client)).flatten()
+        if !crate::bpf::is_ours(&cc.kernel) {
+            return None;
+        }
+        let deadline = Instant::now() + RELEASE_WAIT;
+        loop {
+            let o = crate::bpf::flow_outcome(server, client)?;
+            if o.released != 0 || Instant::now() >= deadline {
+                return Some(o);
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     /// Names the next flow's ordinal for the emulator's paired loss (see
