@@ -969,7 +969,8 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
         // Failed once in 3 runs (2026-11-26, not explained): the siblings are printed
         // now. A suspect: sockets the kernel never ran `init` for (0.2-0.35 % in
-        // ten_thousand_peers...), which hs_open does not count.
+        // ten_thousand_peers...), which hs_open does not count; such a sibling prints
+        // `resume: None` since the lab forgets earlier runs' outcomes.
         let open: Vec<_> = s_bbr.iter().filter(|o| sibling_open(std::slice::from_ref(*o), r, 0.1)).collect();
         assert!(open.is_empty(), "an override beside a sibling clearly open: {r:?}; open siblings: {open:?}");
     }
