@@ -101,8 +101,8 @@ HS_INLINE int hs_room_rule(__u32 mode, int s_cubic)
 	return mode == HS_JUMP_ROOM_ON || (mode == HS_JUMP_ROOM_S_CUBIC && s_cubic);
 }
 
-/* The siblings' flight that refuses a jump, and the least room left worth one:
- * min_saved_pkts, at least IW. */
+/* The least room beside the siblings worth a jump, and the floor of the flight that
+ * refuses one (hs_siblings_busy_pkts): min_saved_pkts, at least IW. */
 HS_INLINE __u32 hs_room_min_pkts(__u32 min_saved_pkts)
 {
 	return min_saved_pkts > HS_INIT_CWND ? min_saved_pkts : HS_INIT_CWND;
@@ -115,9 +115,9 @@ HS_INLINE __u32 hs_room_min_pkts(__u32 min_saved_pkts)
  * no worse (BENCHMARKS.md, Issue 11). */
 HS_INLINE __u64 hs_siblings_busy_pkts(__u64 saved_bdp_pkts, __u32 min_saved_pkts)
 {
-	__u64 q = saved_bdp_pkts / 4;
+	__u64 q = saved_bdp_pkts / 4, floor = hs_room_min_pkts(min_saved_pkts);
 
-	return q > hs_room_min_pkts(min_saved_pkts) ? q : hs_room_min_pkts(min_saved_pkts);
+	return q > floor ? q : floor;
 }
 
 /* The room the peer's other flows leave of the saved BDP (0 if none). */

@@ -69,34 +69,31 @@ static void test_reconnaissance(void)
 	in.min_saved_pkts = 40;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "the path test comes first");
 	/* jump_room: the peer's other flows' packets in flight, against a quarter of the
-	 * saved BDP, at least min_saved_pkts (and IW). */
-	in = recon(50000, 50000);
-	in.saved_bdp_pkts = 431;
-	in.min_saved_pkts = 40;
-	in.sibling_pkts = 107;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "107 in flight beside it (a quarter of 431): the bottleneck is the siblings'");
-	in.sibling_pkts = 106;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "106: a jump (into the 325 packets left)");
-	in.sibling_pkts = 5000;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "more in flight than the BDP");
-	in.sibling_pkts = 0;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "nothing in flight beside it (or the rule off): a jump");
-	in.saved_bdp_pkts = 100;
-	in.sibling_pkts = 40;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "a quarter of 100 is below min_saved_pkts: 40 refuse");
-	in.sibling_pkts = 39;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "39 beside 100: a jump into 61");
-	in.saved_bdp_pkts = 60;
-	in.sibling_pkts = 25;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "25 beside 60 leave 35 < min_saved_pkts");
-	in.min_saved_pkts = 0;
-	in.saved_bdp_pkts = 30;
-	in.sibling_pkts = 10;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "without min_saved_pkts, and a quarter below it, the threshold is IW");
-	in.sibling_pkts = 9;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_JUMP, "9 in flight beside 30: a jump");
-	in.saved_bdp_pkts = 15;
-	CHECK(hs_reconnaissance(&in) == HS_RECON_SIBLINGS, "9 beside a 15-packet BDP leave 6 < IW");
+	 * saved BDP, at least min_saved_pkts (and IW), and the room they leave. */
+	static const struct {
+		__u64 bdp;
+		__u32 min_saved, siblings;
+		enum hs_recon want;
+		const char *why;
+	} room[] = {
+		{ 431, 40, 107, HS_RECON_SIBLINGS, "107 in flight beside it (a quarter of 431): the bottleneck is the siblings'" },
+		{ 431, 40, 106, HS_RECON_JUMP, "106: a jump (into the 325 packets left)" },
+		{ 431, 40, 5000, HS_RECON_SIBLINGS, "more in flight than the BDP" },
+		{ 431, 40, 0, HS_RECON_JUMP, "nothing in flight beside it (or the rule off): a jump" },
+		{ 100, 40, 40, HS_RECON_SIBLINGS, "a quarter of 100 is below min_saved_pkts: 40 refuse" },
+		{ 100, 40, 39, HS_RECON_JUMP, "39 beside 100: a jump into 61" },
+		{ 60, 40, 25, HS_RECON_SIBLINGS, "25 beside 60 leave 35 < min_saved_pkts" },
+		{ 30, 0, 10, HS_RECON_SIBLINGS, "without min_saved_pkts, and a quarter below it, the threshold is IW" },
+		{ 30, 0, 9, HS_RECON_JUMP, "9 in flight beside 30: a jump" },
+		{ 15, 0, 9, HS_RECON_SIBLINGS, "9 beside a 15-packet BDP leave 6 < IW" },
+	};
+	for (unsigned i = 0; i < sizeof(room) / sizeof(room[0]); i++) {
+		in = recon(50000, 50000);
+		in.saved_bdp_pkts = room[i].bdp;
+		in.min_saved_pkts = room[i].min_saved;
+		in.sibling_pkts = room[i].siblings;
+		CHECK(hs_reconnaissance(&in) == room[i].want, "%s", room[i].why);
+	}
 	in = recon(50000, 600000);
 	in.sibling_pkts = 3000;
 	CHECK(hs_reconnaissance(&in) == HS_RECON_RTT_LONGER, "a path change is named first");
