@@ -92,6 +92,7 @@ enum hs_counter {
 	HS_SHARED_NO_RWND,          /* jumps made while another flow to the peer was open, without the window override */
 	HS_SHARED_QUIET_RWND,       /* ... with it: no flow to the peer had lost a packet for HS_QUIET_NS (rwnd_shared = quiet) */
 	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows have a quarter of the saved BDP, at least min_jump_pkts, in flight (jump_room) */
+	HS_INITS_LATE,              /* flows whose init the kernel skipped, started at their first transmission (late_init.h) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -126,6 +127,7 @@ enum hs_suss_counter {
 	HS_SUSS_DELAY_EXITS,        /* slow start ended by the delay test */
 	HS_SUSS_LOSS_STOPS,         /* SUSS stopped by a cwnd reduction while still deciding */
 	HS_SUSS_HOOKS_MISSED,       /* as HS_HOOKS_MISSED */
+	HS_SUSS_INITS_LATE,         /* as HS_INITS_LATE */
 	HS_SUSS_COUNTERS,
 };
 _Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");

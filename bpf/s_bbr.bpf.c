@@ -31,6 +31,7 @@
 #include <bpf/bpf_endian.h>
 #include "stateful.h"
 #include "estimator.h"
+#include "late_init.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -101,8 +102,9 @@ static __always_inline void s_bbr_drain(struct sock *sk)
 	bbr->mode = BBR_DRAIN;
 }
 
-SEC("struct_ops")
-void BPF_PROG(s_bbr_init, struct sock *sk)
+/* init's work; also run late, at the first transmission, for a flow whose init the
+ * kernel skipped (late_init.h). */
+static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_bbr_flow *flow;
 	struct hs_config cfg;
@@ -125,6 +127,12 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	 * every discard of s_bbr's receivers traced to its flow came from a jump beside
 	 * an open sibling (BENCHMARKS.md, Issue 11). */
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, 0, 0, 1);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_bbr_init, struct sock *sk)
+{
+	start_flow(sk);
 }
 
 SEC("struct_ops")
@@ -206,6 +214,10 @@ __u32 BPF_PROG(s_bbr_undo_cwnd, struct sock *sk)
 SEC("struct_ops")
 void BPF_PROG(s_bbr_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
+	if (event == CA_EVENT_TX_START && hs_init_was_skipped(sk, bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0))) {
+		hs_count(HS_CC_S_BBR, HS_INITS_LATE);
+		start_flow(sk);
+	}
 	bbr_cwnd_event(sk, event);
 }
 

@@ -50,6 +50,7 @@
 #include "stateful.h"
 #include "estimator.h"
 #include "lib/hook_guard.h"
+#include "late_init.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -78,8 +79,9 @@ struct {
 	__type(value, struct s_cubic_flow);
 } s_cubic_flows SEC(".maps");
 
-SEC("struct_ops")
-void BPF_PROG(s_cubic_init, struct sock *sk)
+/* init's work; also run late, at the first transmission, for a flow whose init the
+ * kernel skipped (late_init.h). */
+static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_cubic_flow *flow;
 	struct hs_config cfg;
@@ -101,6 +103,12 @@ void BPF_PROG(s_cubic_init, struct sock *sk)
 	 * +2.9 % against -1.0 %; most of s_cubic's receivers' discards there came from
 	 * jumps with no sibling open (BENCHMARKS.md, Issue 11). */
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1, cfg.min_jump_pkts, 0);
+}
+
+SEC("struct_ops")
+void BPF_PROG(s_cubic_init, struct sock *sk)
+{
+	start_flow(sk);
 }
 
 static __always_inline struct bictcp *cubic_of(struct sock *sk)
@@ -394,6 +402,10 @@ void BPF_PROG(s_cubic_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 void BPF_PROG(s_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
+	if (event == CA_EVENT_TX_START && hs_init_was_skipped(sk, bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0))) {
+		hs_count(HS_CC_S_CUBIC, HS_INITS_LATE);
+		start_flow(sk);
+	}
 	cubictcp_cwnd_event(sk, event);
 }
 

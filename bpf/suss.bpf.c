@@ -22,6 +22,7 @@
 #include "pacing.h"
 #include "path_table.h"
 #include "lib/hook_guard.h"
+#include "late_init.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -91,8 +92,9 @@ static __always_inline void apply(struct sock *sk, struct suss_flow *f, const st
 		hs_count(HS_CC_SUSS, o->count);
 }
 
-SEC("struct_ops")
-void BPF_PROG(suss_init, struct sock *sk)
+/* init's work; also run late, at the first transmission, for a flow whose init the
+ * kernel skipped (late_init.h). */
+static __always_inline void start_flow(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct hs_hook_guard *g;
@@ -113,6 +115,12 @@ void BPF_PROG(suss_init, struct sock *sk)
 	__builtin_memset(f, 0, sizeof(*f));
 	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, cfg.suss_k_max);
 	cubic_of(sk)->found = 1;  /* the kernel's HyStart waits while SUSS decides */
+}
+
+SEC("struct_ops")
+void BPF_PROG(suss_init, struct sock *sk)
+{
+	start_flow(sk);
 }
 
 /* ssthresh on a congestion signal: SUSS stops, Cubic's. */
@@ -223,6 +231,11 @@ __u32 BPF_PROG(suss_ssthresh, struct sock *sk)
 SEC("struct_ops")
 void BPF_PROG(suss_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 {
+	/* Every init of suss creates its guard (unless out of memory). */
+	if (event == CA_EVENT_TX_START && hs_init_was_skipped(sk, bpf_sk_storage_get(&suss_guards, sk, 0, 0))) {
+		hs_count(HS_CC_SUSS, HS_SUSS_INITS_LATE);
+		start_flow(sk);
+	}
 	cubictcp_cwnd_event(sk, event);
 }
 

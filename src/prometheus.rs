@@ -36,6 +36,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_lossy_no_rwnd_total", kind: "counter", help: "Jumps to a path marked lossy (a loss with no queue) made without the receive-window override." },
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one), handover (probe_then_slow_start: a round showed room; slow start went on)." },
     Family { name: "headstart_hooks_missed_total", kind: "counter", help: "Loss episodes the kernel began without running the controller's ssthresh and set_state (ssthresh left a stale stack word); the controller replayed them at its next hook." },
+    Family { name: "headstart_inits_late_total", kind: "counter", help: "Flows whose init program the kernel skipped (it went on as if the controller were initialized); the controller started them at their first transmission." },
     Family { name: "headstart_untrusted_flows_total", kind: "counter", help: "Flows of sockets owned by a uid above trusted_uid_max: run as the kernel's controller, the path table neither read nor written." },
     Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
     Family { name: "headstart_shadow_estimate_ratio", kind: "histogram", help: "mode=shadow: the cached rate over the rate the flow measured itself (1 = the entry was right)." },
@@ -90,6 +91,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "probe_handovers" => f("headstart_probe_ends_total", Some(("end", "handover"))),
         "probe_drain_answered" => f("headstart_probe_drain_answered_total", None),
         "hooks_missed" => f("headstart_hooks_missed_total", None),
+        "inits_late" => f("headstart_inits_late_total", None),
         // suss
         "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),
         "normal_rounds" => f("headstart_suss_rounds_total", Some(("kind", "normal"))),

@@ -968,9 +968,9 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
         // Failed once in 3 runs (2026-11-26, not explained): the siblings are printed
-        // now. A suspect: sockets the kernel never ran `init` for (0.2-0.35 % in
-        // ten_thousand_peers...), which hs_open does not count; such a sibling prints
-        // `resume: None` since the lab forgets earlier runs' outcomes.
+        // now. A suspect: a sibling whose `init` the kernel skipped (1 to 28 in 10,000
+        // lab flows), which hs_open did not count; since bpf/late_init.h such a flow
+        // starts, and is counted, at its first send.
         let open: Vec<_> = s_bbr.iter().filter(|o| sibling_open(std::slice::from_ref(*o), r, 0.1)).collect();
         assert!(open.is_empty(), "an override beside a sibling clearly open: {r:?}; open siblings: {open:?}");
     }
@@ -1489,4 +1489,82 @@ fn a_lab_run_forgets_earlier_runs_flow_outcomes_and_only_those() {
     sweep(&f.path("run"), &["--cc", "cubic", "--sizes", "64k"]);
     assert!(m.lookup(lab.as_bytes()).unwrap().is_none(), "the lab server's earlier outcome is forgotten");
     assert!(m.lookup(operator.as_bytes()).unwrap().is_some(), "another address's outcome is kept");
+}
+
+/// The socket storage map of `cc`'s flow state: the one whose absence tells its
+/// cwnd_event that the kernel skipped its init (bpf/late_init.h).
+fn flow_state_map(cc: &str) -> libbpf_rs::MapHandle {
+    let name = if cc == "suss" { "suss_guards".to_string() } else { format!("{cc}_flows") };
+    let info = libbpf_rs::query::MapInfoIter::default()
+        .find(|m| m.name.to_str() == Some(name.as_str()))
+        .unwrap_or_else(|| panic!("{name} is loaded"));
+    libbpf_rs::MapHandle::from_map_id(info.id).unwrap()
+}
+
+/// One loopback connection to `listener`: the server socket is handed to `before_send`
+/// (which may drop the flow's state, as the kernel does when it skips init) before it
+/// sends 256 KB, and to `after_send` once that is written; the client reads it all.
+fn loopback_flow<T>(listener: &std::net::TcpListener, before_send: impl FnOnce(&std::net::TcpStream) -> T, after_send: impl FnOnce(&std::net::TcpStream)) -> T {
+    use std::io::{Read, Write};
+    let addr = listener.local_addr().unwrap();
+    let client = std::thread::spawn(move || {
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        let mut got = Vec::new();
+        c.read_to_end(&mut got).unwrap();
+        got.len()
+    });
+    let (mut server, _) = listener.accept().unwrap();
+    let seen = before_send(&server);
+    server.write_all(&vec![7u8; 256 * 1024]).unwrap();
+    after_send(&server);
+    drop(server);
+    assert_eq!(client.join().unwrap(), 256 * 1024);
+    seen
+}
+
+/// On this kernel a controller's init program is sometimes skipped for a new flow (3 to
+/// 28 in 10,000 lab flows; BENCHMARKS.md, Issue 11) while the kernel calls the controller
+/// initialized. Such a flow must start at its first transmission, not run with none of
+/// its controller's state. The kernel's skip cannot be caused on purpose; deleting a
+/// connection's flow state from user space before it sends (socket storage is keyed by
+/// the socket's fd) leaves the same socket: initialized for the kernel, no state of ours.
+/// (Should the kernel itself skip a flow's init here, the counts below allow for it.)
+#[test]
+fn a_flow_whose_init_the_kernel_skipped_starts_at_its_first_transmission() {
+    use libbpf_rs::MapCore;
+    use std::os::fd::AsRawFd;
+    let _f = Fresh::new("late-init");
+    ok(&["load"]);
+    for cc in ["s_cubic", "s_bbr", "suss"] {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        headstart::lab::traffic::set_congestion(listener.as_raw_fd(), cc).unwrap();
+        let state = flow_state_map(cc);
+        let key = |s: &std::net::TcpStream| s.as_raw_fd().to_ne_bytes();
+        let has_state = |s: &std::net::TcpStream| state.lookup(&key(s), libbpf_rs::MapFlags::ANY).unwrap().is_some();
+        let started_after_send = |s: &std::net::TcpStream| assert!(has_state(s), "{cc}: the flow has its state once it sent");
+
+        // A flow whose init ran keeps its state; nothing starts it again.
+        let init_ran = loopback_flow(&listener, |s| has_state(s), started_after_send);
+        let st = status();
+        let late = counter(&st, cc, "inits_late");
+        assert_eq!(late, u64::from(!init_ran), "{cc}: a late start only for a flow with no state at its first send");
+        assert_eq!(counter(&st, cc, "flows"), 1, "{cc}: one flow, one start");
+
+        // A flow with no state of ours at its first transmission starts there.
+        let init_ran = loopback_flow(
+            &listener,
+            |s| {
+                let had = has_state(s);
+                if had {
+                    state.delete(&key(s)).unwrap();
+                }
+                assert!(!has_state(s), "{cc}: the flow's state is gone");
+                had
+            },
+            started_after_send,
+        );
+        let st = status();
+        assert_eq!(counter(&st, cc, "inits_late"), late + 1, "{cc}: the flow without state was started at its first send");
+        assert_eq!(counter(&st, cc, "flows"), 2 + u64::from(init_ran), "{cc}: and counted as a start (after its init, if that ran)");
+    }
 }

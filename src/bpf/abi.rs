@@ -147,7 +147,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
     "busy_no_rwnd" = "HS_BUSY_NO_RWND", "yielded_jumps" = "HS_YIELDED_JUMPS",
     "shared_no_rwnd" = "HS_SHARED_NO_RWND", "shared_quiet_rwnd" = "HS_SHARED_QUIET_RWND",
-    "reject_siblings" = "HS_REJECT_SIBLINGS",
+    "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -163,7 +163,7 @@ pub const SUSS_COUNTERS: &[Counter] = counters![
     "flows" = "HS_SUSS_FLOWS", "accelerated_rounds" = "HS_SUSS_ACCELERATED_ROUNDS",
     "normal_rounds" = "HS_SUSS_NORMAL_ROUNDS", "train_exits" = "HS_SUSS_TRAIN_EXITS",
     "delay_exits" = "HS_SUSS_DELAY_EXITS", "loss_stops" = "HS_SUSS_LOSS_STOPS",
-    "hooks_missed" = "HS_SUSS_HOOKS_MISSED",
+    "hooks_missed" = "HS_SUSS_HOOKS_MISSED", "inits_late" = "HS_SUSS_INITS_LATE",
 ];
 
 /// A congestion control of ours: its name (the struct_ops map and the kernel's name
