@@ -5,11 +5,10 @@
  *
  * Measured (BENCHMARKS.md, Issue 11, "Inits the kernel skipped"): in 10,000-flow lab
  * runs the server's init and set_state programs each ran 1 to 28 times fewer than the
- * server accepted connections (TcpPassiveOpens 10,000), with no recursion misses. A
- * tracing program on the tcp_cong_state_set tracepoint, which the kernel passes just
- * before set_state, missed as many; one on inet_sock_set_state missed more of the
- * state changes made in softirq, on both ends, than its recursion misses account for,
- * and none of those made in process context. The cause is below the programs, as for
+ * server accepted connections (TcpPassiveOpens 10,000), with no recursion misses;
+ * release and cwnd_event ran for every flow. A tracing program on the
+ * tcp_cong_state_set tracepoint, which the kernel passes just before set_state,
+ * missed as many connections in the same run. The cause is below the programs, as for
  * the hooks lib/hook_guard.h replays.
  *
  * The first transmission (CA_EVENT_TX_START, from the sender's own write, in process
