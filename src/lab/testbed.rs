@@ -173,10 +173,9 @@ impl Testbed {
         Ok(())
     }
 
-    /// Runs one flow from client `client` on the calling thread's behalf (a helper
-    /// thread enters the client namespace) and waits for both ends' records.
-    /// Runs one flow from peer `peer` (0 = the client's own address, else an alias)
-    /// of client `client`.
+    /// Runs one flow from peer `peer` (0 = the client's own address, else an alias) of
+    /// client `client`, on the calling thread's behalf (a helper thread enters the
+    /// client namespace), and waits for both ends' records.
     pub fn flow(&self, client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
         self.interrupt.check()?;
         self.set_route(cc)?;
@@ -184,25 +183,27 @@ impl Testbed {
         let port = self.next_port.fetch_add(1, Ordering::Relaxed);
         anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
         let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
-        if let Some(http) = &self.http {
-            let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
-            let path = http.file_for(size)?;
-            let client_flow = traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout);
-            self.interrupt.check()?;
-            let key = FlowKey::new(local.ip(), port);
-            let resume = self.resume_outcome(server, local, cc);
-            let table_after = self.table_entry_after(local.ip(), cc);
-            let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
-            return Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: None, table_after, resume, beyond_window });
-        }
-        let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
-        let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
-        let (kernel_cc, timeout, interrupt, stall) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone(), self.reader_stall);
         // A failed flow is a row with an error, not the end of the run.
-        let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?;
+        let (server, client_flow) = match &self.http {
+            Some(http) => {
+                let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
+                let path = http.file_for(size)?;
+                (server, traffic::curl_flow(&host.netns, server, local, &path, size, self.flow_timeout))
+            }
+            None => {
+                let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
+                let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
+                let (kernel_cc, timeout, interrupt, stall) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone(), self.reader_stall);
+                (server, sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?)
+            }
+        };
         self.interrupt.check()?;
         let key = FlowKey::new(local.ip(), port);
-        let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
+        // nginx keeps no record of ours; the traffic server's comes once it closed.
+        let server_info = match self.http {
+            Some(_) => None,
+            None => self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5))),
+        };
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
         let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
