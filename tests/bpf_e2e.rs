@@ -945,7 +945,7 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     let run = |name: &str, link: &str, rwnd_shared: &str| {
         let knobs = format!("rwnd_busy = \"on\"\nrwnd_lossy = \"on\"\nrwnd_shared = \"{rwnd_shared}\"\n");
         let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, link, &knobs);
-        (measured(&out), status())
+        (measured(&out), status(), out)
     };
     // A sibling open at a flow's start, by the client's clock, with `margin` s each side:
     // the server counts a flow from its handshake's end to its close, a round trip and
@@ -957,12 +957,23 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     };
     // quiet behind a 10 MB buffer, first (hs_open keeps the peer's last loss): no flow
     // loses, so jumps beside siblings keep it. Counters run from the load.
-    let (rows, st) = run("quiet-deep", "buffer = \"10mb\"\n", "quiet");
-    assert!(rows.iter().all(|r| r.retrans == Some(0)), "nothing lost behind 10 MB: {rows:?}");
+    let (_, st, out) = run("quiet-deep", "buffer = \"10mb\"\n", "quiet");
+    // Every flow, warm-ups included: any of them stamps the peer's last loss. (Failed
+    // once in 17 runs on 2026-11-26 with a refusal counted, its rows not kept; the
+    // suspect is a receiver that discarded part of a jump with the override, which the
+    // sender answers as a loss: see BENCHMARKS.md, the main job, 2026-11-26. Lost
+    // flows are printed with their discards and bottleneck drops.)
+    let lost: Vec<_> = headstart::lab::report::read_rows(&out)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.retrans != Some(0))
+        .map(|r| format!("{} {} {} B: retrans {:?}, receiver discards {:?}, bottleneck drops {:?}", r.role, r.cc, r.size, r.retrans, r.beyond_window, r.drops_buffer))
+        .collect();
+    assert!(lost.is_empty(), "nothing lost behind 10 MB; lost: {lost:#?}");
     assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), 0, "no sibling lost: no refusal: {st}");
     let kept = counter(&st, "s_bbr", "shared_quiet_rwnd");
     assert!(kept >= 1, "jumps beside siblings kept the override: {st}");
-    let (rows, st) = run("off", "", "off");
+    let (rows, st, _) = run("off", "", "off");
     let refused = counter(&st, "s_bbr", "shared_no_rwnd");
     assert!(refused >= 1, "overlapping s_bbr flows: {st}");
     assert_eq!(counter(&st, "s_cubic", "shared_no_rwnd"), 0, "s_cubic keeps the override: {st}");
@@ -983,10 +994,10 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     assert!(refused_beside_a_sibling, "a jump beside a sibling, without the override: {s_bbr:?}");
     // quiet at 2 % random loss: the peer's flows lose, and jumps beside siblings are
     // refused as with off.
-    let (_, st) = run("quiet-lossy", "loss = \"2%\"\n", "quiet");
+    let (_, st, _) = run("quiet-lossy", "loss = \"2%\"\n", "quiet");
     let refused_lossy = counter(&st, "s_bbr", "shared_no_rwnd");
     assert!(refused_lossy > refused, "a jump beside a sibling after losses goes without the override: {st}");
-    let (_, st) = run("on", "", "on");
+    let (_, st, _) = run("on", "", "on");
     assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused_lossy, "rwnd_shared=on: {st}");
     // Every flow was released: no peer has an open flow, or packets in flight, left.
     for (open, pkts_out) in hs_open_values() {
