@@ -981,7 +981,7 @@ fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window()
     let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
     for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
         // Failed once in 3 runs (2026-11-26, not explained): the siblings are printed
-        // now. A suspect: a sibling whose `init` the kernel skipped (1 to 28 in 10,000
+        // now. A suspect: a sibling whose `init` the kernel skipped (1 to 27 in 10,000
         // lab flows), which hs_open did not count; since bpf/late_init.h such a flow
         // starts, and is counted, at its first send.
         let open: Vec<_> = s_bbr.iter().filter(|o| sibling_open(std::slice::from_ref(*o), r, 0.1)).collect();
@@ -1535,8 +1535,8 @@ fn loopback_flow<T>(listener: &std::net::TcpListener, before_send: impl FnOnce(&
     seen
 }
 
-/// On this kernel a controller's init program is sometimes skipped for a new flow (3 to
-/// 28 in 10,000 lab flows; BENCHMARKS.md, Issue 11) while the kernel calls the controller
+/// On this kernel a controller's init program is sometimes skipped for a new flow (1 to
+/// 27 in 10,000 lab flows; BENCHMARKS.md, Issue 11) while the kernel calls the controller
 /// initialized. Such a flow must start at its first transmission, not run with none of
 /// its controller's state. The kernel's skip cannot be caused on purpose; deleting a
 /// connection's flow state from user space before it sends (socket storage is keyed by
