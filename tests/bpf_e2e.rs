@@ -1508,8 +1508,10 @@ fn a_lab_run_forgets_earlier_runs_flow_outcomes_and_only_those() {
 /// cwnd_event that the kernel skipped its init (bpf/late_init.h).
 fn flow_state_map(cc: &str) -> libbpf_rs::MapHandle {
     let name = if cc == "suss" { "suss_guards".to_string() } else { format!("{cc}_flows") };
+    // The newest one: a map of an earlier load lives on while a socket still holds it.
     let info = libbpf_rs::query::MapInfoIter::default()
-        .find(|m| m.name.to_str() == Some(name.as_str()))
+        .filter(|m| m.name.to_str() == Some(name.as_str()))
+        .max_by_key(|m| m.id)
         .unwrap_or_else(|| panic!("{name} is loaded"));
     libbpf_rs::MapHandle::from_map_id(info.id).unwrap()
 }
