@@ -31,8 +31,10 @@ struct hs_path {
 	__u32 clean_segs;           /* HS_PATH_LOSSY: segments sent clean in a row since (lib/store.h) */
 	__u32 handshakes;           /* handshakes of flows that looked the entry up (saturating) */
 	__u32 busy_share;           /* EWMA of those that found the bottleneck queueing, HS_BUSY_SHARE_ONE = all (lib/resume.h) */
+	__u32 overruns;             /* jumps whose receiver discarded what the window override let past its window (saturating) */
+	__u32 overrun_s;            /* CLOCK_BOOTTIME seconds of the last (lib/rwnd_grant.h, hs_overrun_holds) */
 };
-_Static_assert(sizeof(struct hs_path) == 56, "hs_path is 56 bytes");
+_Static_assert(sizeof(struct hs_path) == 64, "hs_path is 64 bytes");
 _Static_assert(__builtin_offsetof(struct hs_path, min_rtt_us) == 24, "hs_path layout");
 _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout");
 
@@ -48,7 +50,7 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
 
 /* hs_counters: HS_COUNTERS_PER_CC per-CPU u64 slots per controller, indexed
  * cc * HS_COUNTERS_PER_CC + counter, with room for more (a new size resets them on upgrade). */
-#define HS_COUNTERS_PER_CC 48
+#define HS_COUNTERS_PER_CC 64
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -93,6 +95,8 @@ enum hs_counter {
 	HS_SHARED_QUIET_RWND,       /* ... with it: no flow to the peer had lost a packet for HS_QUIET_NS (rwnd_shared = quiet) */
 	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows have a quarter of the saved BDP, at least min_jump_pkts, in flight (jump_room) */
 	HS_INITS_LATE,              /* flows whose init the kernel skipped, started at their first transmission (late_init.h) */
+	HS_RWND_RECEIVER_OVERRUN,   /* window overrides whose receiver discarded data past its window (dupACKs without SACK, lib/rwnd_grant.h) */
+	HS_OVERRUN_NO_RWND,         /* jumps without the window override: the peer's receiver overran lately (hs_overrun_holds) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -225,13 +229,20 @@ struct hs_open_flows {
 _Static_assert(sizeof(struct hs_open_flows) == 16, "hs_open_flows is 16 bytes (was a __u32 count)");
 
 /* hs_rwnd value: one flow's receive-window override, written by the controller at the
- * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Fields
- * are window fields as the ACK carries them (the peer's scale applies). */
+ * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Window
+ * fields are as the ACK carries them (the peer's scale applies). */
 struct hs_rwnd_grant {
-	__u16 field;                /* advertise at least this; 0: ended, the receiver fell behind */
+	__u16 field;                /* advertise at least this; 0: ended (the receiver fell behind or overran) */
 	__u16 peak;                 /* the largest window the receiver itself advertised */
+	__u32 last_ack;             /* the highest acknowledgment number seen (HS_GRANT_ACKED) */
+	__u16 last_win;             /* the window field of that ACK, as the receiver wrote it */
+	__u8 flags;                 /* HS_GRANT_* */
+	__u8 overruns;              /* dupACKs without SACK seen: segments the receiver discarded (saturating) */
 };
-_Static_assert(sizeof(struct hs_rwnd_grant) == 4, "hs_rwnd_grant is 4 bytes (was a __u32 field)");
+_Static_assert(sizeof(struct hs_rwnd_grant) == 12, "hs_rwnd_grant is 12 bytes");
+#define HS_GRANT_SACK 0x1           /* the peer negotiated SACK: a dupACK without a SACK block is no hole */
+#define HS_GRANT_ACKED 0x2          /* last_ack and last_win hold an ACK */
+#define HS_GRANT_BEHIND 0x4         /* ended by the receiver's shrinking window */
 
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {

@@ -8,7 +8,9 @@
  * stored there (a raw window field, the peer's scale applies; stateful.h sizes it for
  * the jump), fixing the TCP checksum. A larger window passes as it is; a zero or
  * shrinking one ends the grant (lib/rwnd_grant.h): the receiver is falling behind.
- * Everything else passes untouched. */
+ * A bare duplicate ACK without SACK ends it too, counted: the receiver discarded a
+ * segment past its window (lib/rwnd_grant.h, hs_rwnd_grant_watch). Everything else
+ * passes untouched. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -24,6 +26,10 @@ char _license[] SEC("license") = "GPL";
 #define TCP_WINDOW_OFF 14
 #define TCP_CSUM_OFF 16
 #define TC_ACT_OK 0
+#define TCPOPT_EOL 0
+#define TCPOPT_NOP 1
+#define TCPOPT_SACK 5
+#define TCP_MAX_OPTIONS 40
 
 /* Counts of rewritten ACKs, for `headstart status` and the tests. */
 struct {
@@ -34,13 +40,39 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd_rewrites SEC(".maps");
 
+/* 1 if the TCP options (`len` bytes at `off`) hold a SACK block (a D-SACK too). */
+static __always_inline int has_sack(struct __sk_buff *skb, __u32 off, __u32 len)
+{
+	__u8 opt[64] = {};
+	__u32 i = 0;
+
+	if (!len || len > TCP_MAX_OPTIONS || bpf_skb_load_bytes(skb, off, opt, len))
+		return 0;
+	for (int n = 0; n < TCP_MAX_OPTIONS && i + 1 < len; n++) {
+		__u8 kind = opt[i & 63];
+
+		if (kind == TCPOPT_EOL)
+			return 0;
+		if (kind == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (kind == TCPOPT_SACK)
+			return 1;
+		if (opt[(i + 1) & 63] < 2)
+			return 0;  /* malformed */
+		i += opt[(i + 1) & 63];
+	}
+	return 0;
+}
+
 static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 {
 	void *data = (void *)(long)skb->data;
 	void *end = (void *)(long)skb->data_end;
 	struct hs_flow_key key = {};
 	__u8 *ip = data + l3;
-	__u32 l4;
+	__u32 l4, ip_len;
 
 	if ((void *)(ip + 1) > end)
 		return TC_ACT_OK;
@@ -54,6 +86,7 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		__builtin_memcpy(&key.peer[12], &h->saddr, 4);
 		__builtin_memcpy(&key.local[12], &h->daddr, 4);
 		l4 = l3 + h->ihl * 4;
+		ip_len = bpf_ntohs(h->tot_len) - h->ihl * 4;
 	} else if ((ip[0] >> 4) == 6) {
 		struct ipv6hdr *h = (void *)ip;
 
@@ -62,6 +95,7 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		__builtin_memcpy(key.peer, &h->saddr, 16);
 		__builtin_memcpy(key.local, &h->daddr, 16);
 		l4 = l3 + sizeof(*h);
+		ip_len = bpf_ntohs(h->payload_len);
 	} else {
 		return TC_ACT_OK;
 	}
@@ -77,6 +111,14 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		return TC_ACT_OK;
 	__u16 old = tcp->window;
 	__u16 win = bpf_ntohs(old);
+	__u32 hdr = tcp->doff * 4;
+	struct hs_ack_seen seen = {
+		.ack = bpf_ntohl(tcp->ack_seq),
+		.win = win,
+		.bare = ip_len == hdr && !tcp->syn && !tcp->fin && !tcp->rst,
+		.sack = hdr > sizeof(*tcp) && has_sack(skb, l4 + sizeof(*tcp), hdr - sizeof(*tcp)),
+	};
+	hs_rwnd_grant_watch(grant, &seen);
 	__u16 want = hs_rwnd_grant_apply(grant, win);
 	if (want == win)
 		return TC_ACT_OK;

@@ -11,6 +11,7 @@
 #include <bpf/bpf_core_read.h>
 #include "lib/path_key.h"
 #include "lib/resume.h"
+#include "lib/rwnd_grant.h"
 #include "lib/shadow.h"
 #include "lib/store.h"
 #include "pacing.h"
@@ -36,6 +37,8 @@ struct hs_start {
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
 	__u8 untrusted;             /* the socket's owner uid is above trusted_uid_max: no lookup, no store */
 	__u8 open_counted;          /* counted in hs_open until release */
+	__u8 rcv_overrun;           /* the receiver discarded what the override let past its window */
+	__u8 overrun_unanswered;    /* ... and no congestion signal has answered it yet */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
@@ -77,16 +80,39 @@ static __always_inline __u32 hs_rwnd_limited_ms(const struct tcp_sock *tp)
 	return (__u32)((__u64)jiffies * 1000 / CONFIG_HZ);
 }
 
+/* The receiver overran (lib/rwnd_grant.h): counted once, noted in the peer's entry
+ * (its next jumps go without the override for a while, hs_overrun_holds), and the
+ * congestion signal it causes is not taken for the path's: no lossy mark, no
+ * discredited entry. The entry's estimate is of the path, which lost nothing. */
+static __always_inline void hs_take_overrun(enum hs_cc_id cc, struct hs_start *st, const struct hs_rwnd_grant *g)
+{
+	struct hs_path *p;
+
+	if (!g || !g->overruns || st->rcv_overrun)
+		return;
+	st->rcv_overrun = 1;
+	st->overrun_unanswered = 1;
+	hs_count(cc, HS_RWND_RECEIVER_OVERRUN);
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	if (p) {
+		if (p->overruns != ~0U)
+			p->overruns++;
+		p->overrun_s = (__u32)(bpf_ktime_get_boot_ns() / 1000000000ULL);
+	}
+}
+
 /* Ends the window override; how long the receiver's window held the flow back until
  * then is kept for the outcome (the override's job is that it did not). An override
- * the receiver's shrinking window ended before (the tc program) is counted. */
+ * the receiver's shrinking window ended before (the tc program) is counted, and so is
+ * a receiver's overrun. */
 static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
 	if (st->rwnd_marked) {
 		struct hs_rwnd_grant *g = bpf_map_lookup_elem(&hs_rwnd, &st->key);
 
-		if (g && !g->field)
+		if (g && (g->flags & HS_GRANT_BEHIND))
 			hs_count(cc, HS_RWND_RECEIVER_BEHIND);
+		hs_take_overrun(cc, st, g);
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_marked = 0;
 		st->override_rwnd_ms = hs_rwnd_limited_ms((const struct tcp_sock *)sk);
@@ -104,7 +130,8 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bytes = 2ULL * cwnd * tp->mss_cache;
 	__u64 field = (bytes >> tp->rx_opt.snd_wscale) + 1;
-	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field };
+	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field,
+				       .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
 
 	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
 		st->rwnd_marked = 1;
@@ -389,6 +416,11 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_LOSSY_NO_RWND);
 	}
+	if (st->rwnd_mode != HS_RWND_OFF &&
+	    hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in.now_ns / 1000000000ULL))) {
+		st->rwnd_mode = HS_RWND_OFF;
+		hs_count(cc, HS_OVERRUN_NO_RWND);
+	}
 	/* Into a busy bottleneck the jump stays within the receiver's real window
 	 * (lib/resume.h). Beside a bbr client on one 100 Mbit/s, 50 ms bottleneck, s_bbr's
 	 * jumps met losses and receivers discarded 0.19-0.58 % of the segments in 5 of 12
@@ -455,11 +487,14 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 		hs_resume_over(sk, cc, st, event);
 }
 
-/* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry). */
+/* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry);
+ * kept where the receiver overran (hs_take_overrun): the path did not fail it. */
 static __always_inline void hs_discredit_entry(struct hs_start *st, const struct hs_config *cfg)
 {
 	struct hs_path *p;
 
+	if (st->rcv_overrun)
+		return;
 	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
 		p = bpf_map_lookup_elem(&hs_paths, &st->path);
 		if (p)
@@ -544,6 +579,12 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 		else
 			hs_count(cc, HS_NO_QUEUE_OVERFLOWS);
 		st->no_queue_pending = 0;
+	}
+	if (st->rwnd_marked)
+		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key));
+	if (st->overrun_unanswered) {  /* the receiver's discards, not the path's loss */
+		st->overrun_unanswered = 0;
+		return;
 	}
 	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
 		st->no_queue_pending = 1;
@@ -659,6 +700,8 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.handshakes = old ? old->handshakes : 0;
 	entry.busy_share = old ? old->busy_share : 0;
+	entry.overruns = old ? old->overruns : 0;
+	entry.overrun_s = old ? old->overrun_s : 0;
 	entry.source = cc;
 	mark.flags = old ? old->flags : 0;
 	mark.clean_segs = old ? old->clean_segs : 0;

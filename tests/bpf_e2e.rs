@@ -1446,7 +1446,10 @@ fn receivers_discards_are_traced_to_their_flows() {
 /// the resume (RFC 9959), so the tail goes out in slow start. Before, the retreat held
 /// cwnd at one packet until the jump's last packet was acknowledged: 19 s for this 1 MB
 /// flow against cubic's 0.42 (46x); now 1.2 s (2.9x: the RTO's wait, then slow start).
-/// And the window override stops raising a window the receiver shrinks.
+/// And the window override stops raising a window the receiver shrinks. The discards
+/// come back as duplicate ACKs without SACK, which the tc program tells from a path's
+/// loss: the overrun is counted and noted in the entry, which is neither deleted by
+/// the retreat nor marked lossy, and the peer's next jumps go without the override.
 #[test]
 fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_per_rtt() {
     let f = Fresh::new("stall");
@@ -1461,6 +1464,14 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert!(s < 5.0 * c, "after the RTO the tail goes out in slow start: {s} s against cubic's {c} s");
     let st = status();
     assert!(counter(&st, "s_cubic", "rwnd_receiver_behind") >= 1, "the receiver's shrinking window ended the override: {st}");
+    assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 1, "the jump's discards were seen as the receiver's: {st}");
+    let measured = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "measured").unwrap();
+    assert!(measured.jump_cwnd.is_some_and(|j| j > 0) && measured.beyond_window == Some(0), "the next jump, within the receiver's window: {measured:?}");
+    assert!(counter(&st, "s_cubic", "overrun_no_rwnd") >= 1, "{st}");
+    assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 0, "the path lost nothing: not marked lossy: {st}");
+    let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
+    let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+    assert_eq!((entry["overruns"].as_u64(), entry["lossy"].as_bool()), (Some(1), Some(false)), "{entry}");
     // retreat_on=queue answers the RTO (no queue: the receiver, not the path, lost the
     // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
     // (it stayed Validating, and the rate test then retreated after the RTO, holding

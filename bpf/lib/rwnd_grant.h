@@ -12,7 +12,16 @@
  * override for the rest of the flow: from then on its own window rules, as for the
  * kernel's controllers. A receiver that keeps up holds a few segments unread at most,
  * far above that line. What the jump sent before the first ACK cannot be taken back:
- * with a 30 ms stall this cut the discards by only 14-17 % (BENCHMARKS.md, Issue 11). */
+ * with a 30 ms stall this cut the discards by only 14-17 % (BENCHMARKS.md, Issue 11).
+ *
+ * The discards themselves show on the wire: a Linux receiver answers each segment it
+ * drops beyond its window with a duplicate ACK, and with no data held out of order
+ * that ACK carries no SACK block. A path's loss never looks like that on a SACK
+ * connection: what arrives after a hole is held, and SACKed. So such a dupACK while
+ * the override lasts is the receiver's overrun, not the path's loss
+ * (hs_rwnd_grant_watch): the grant ends, and the controller neither marks the path
+ * lossy nor discredits its entry for it; instead the peer's next jumps go without the
+ * override for a while (hs_overrun_holds). */
 #ifndef HS_RWND_GRANT_H
 #define HS_RWND_GRANT_H
 
@@ -29,11 +38,61 @@ HS_INLINE __u16 hs_rwnd_grant_apply(struct hs_rwnd_grant *g, __u16 win)
 		return win;
 	if (!win || (__u32)win * 100 < (__u32)g->peak * HS_RWND_SHRINK_PCT) {
 		g->field = 0;
+		g->flags |= HS_GRANT_BEHIND;
 		return win;
 	}
 	if (win > g->peak)
 		g->peak = win;
 	return win >= g->field ? win : g->field;
+}
+
+/* One incoming ACK of a flow with a grant, as the tc program read it. */
+struct hs_ack_seen {
+	__u32 ack;                  /* acknowledgment number */
+	__u16 win;                  /* the window field the receiver wrote */
+	__u8 bare;                  /* no payload and no SYN, FIN or RST */
+	__u8 sack;                  /* carries a SACK option (a D-SACK too) */
+};
+
+/* Before hs_rwnd_grant_apply, on every ACK while the grant exists (also once ended):
+ * a bare duplicate ACK without SACK, not opening the window (that would be a window
+ * update), on a SACK connection, counts an overrun and ends the grant. */
+HS_INLINE void hs_rwnd_grant_watch(struct hs_rwnd_grant *g, const struct hs_ack_seen *a)
+{
+	if (g->flags & HS_GRANT_ACKED) {
+		if ((__s32)(a->ack - g->last_ack) < 0)
+			return;  /* reordered: an older ACK says nothing new */
+		if ((g->flags & HS_GRANT_SACK) && a->bare && !a->sack && a->ack == g->last_ack && a->win <= g->last_win) {
+			if (g->overruns < 0xff)
+				g->overruns++;
+			g->field = 0;
+		}
+	}
+	g->last_ack = a->ack;
+	g->last_win = a->win;
+	g->flags |= HS_GRANT_ACKED;
+}
+
+/* A peer whose receiver overran: its jumps go without the override for
+ * HS_OVERRUN_BACKOFF_S after the last overrun, doubled for each one before it (up to
+ * 2^HS_OVERRUN_BACKOFF_MAX_SHIFT times), as a circuit breaker would. A stall is
+ * usually passing (a busy application, a core stolen), so the override comes back;
+ * a receiver that keeps stalling gets it ever more rarely. The path's own loss
+ * (HS_PATH_LOSSY) is not involved. */
+#define HS_OVERRUN_BACKOFF_S 10
+#define HS_OVERRUN_BACKOFF_MAX_SHIFT 8
+
+HS_INLINE __u32 hs_overrun_backoff_s(__u32 overruns)
+{
+	__u32 shift = overruns ? overruns - 1 : 0;
+
+	return HS_OVERRUN_BACKOFF_S << (shift < HS_OVERRUN_BACKOFF_MAX_SHIFT ? shift : HS_OVERRUN_BACKOFF_MAX_SHIFT);
+}
+
+/* 1 while the last overrun (at overrun_s, boot seconds) is within its backoff. */
+HS_INLINE int hs_overrun_holds(__u32 overruns, __u32 overrun_s, __u32 now_s)
+{
+	return overruns && now_s - overrun_s < hs_overrun_backoff_s(overruns);
 }
 
 #endif

@@ -59,6 +59,8 @@ c_record! {
         pub clean_segs: u32,
         pub handshakes: u32,
         pub busy_share: u32,
+        pub overruns: u32,
+        pub overrun_s: u32,
     }
 }
 
@@ -104,6 +106,19 @@ c_record! {
     }
 }
 
+c_record! {
+    /// struct hs_rwnd_grant: one flow's receive-window override (hs_rwnd), the tc
+    /// program's state. The tool only checks its size at load.
+    pub struct RwndGrant = "hs_rwnd_grant" {
+        pub field: u16,
+        pub peak: u16,
+        pub last_ack: u32,
+        pub last_win: u16,
+        pub flags: u8,
+        pub overruns: u8,
+    }
+}
+
 /// Who wrote an entry: the controllers by id (enum hs_cc_id), then the user.
 pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user"];
 /// HS_SOURCE_USER.
@@ -119,7 +134,7 @@ pub struct Counter {
 }
 
 /// HS_COUNTERS_PER_CC.
-pub const COUNTERS_PER_CC: usize = 48;
+pub const COUNTERS_PER_CC: usize = 64;
 
 macro_rules! counters {
     ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
@@ -148,6 +163,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "busy_no_rwnd" = "HS_BUSY_NO_RWND", "yielded_jumps" = "HS_YIELDED_JUMPS",
     "shared_no_rwnd" = "HS_SHARED_NO_RWND", "shared_quiet_rwnd" = "HS_SHARED_QUIET_RWND",
     "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
+    "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -601,7 +617,7 @@ mod tests {
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
         let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
@@ -703,6 +719,7 @@ mod tests {
             (FlowKey::C_NAME, FlowKey::FIELDS, std::mem::size_of::<FlowKey>()),
             (FlowOutcome::C_NAME, FlowOutcome::FIELDS, std::mem::size_of::<FlowOutcome>()),
             (OpenFlows::C_NAME, OpenFlows::FIELDS, std::mem::size_of::<OpenFlows>()),
+            (RwndGrant::C_NAME, RwndGrant::FIELDS, std::mem::size_of::<RwndGrant>()),
         ] {
             want(format!("{cname}.size"), size as u64);
             for (f, off, sz) in fields.iter() {

@@ -185,7 +185,7 @@ fn drop_stale_pins() -> Result<Carried> {
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
         ("hs_open", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<abi::OpenFlows>() as u32),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
-        ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, 4),
+        ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::RwndGrant>() as u32),
         ("hs_outcomes", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::FlowOutcome>() as u32),
     ];
     let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
@@ -632,6 +632,8 @@ fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()>
                 agreed: e.agreed,
                 handshakes: e.handshakes,
                 busy_pct: table::busy_pct(e.busy_share),
+                overruns: e.overruns,
+                overrun_age_s: table::overrun_age_s(e, now),
             })
             .collect(),
     };
@@ -675,7 +677,7 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
     let mut report = RestoreReport::default();
     // By key: saved peers that share an IPv6 prefix are one entry, the newest.
     let mut writes: std::collections::HashMap<[u8; 16], PathEntry> = std::collections::HashMap::new();
-    for (addr, mut e, age_s) in saved.records {
+    for table::SavedRecord { peer: addr, entry: mut e, age_s, overrun_age_s } in saved.records {
         let age_s = age_s + since_save_s;
         if max_age_s > 0 && age_s > max_age_s as f64 {
             report.expired += 1;
@@ -683,6 +685,9 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
         }
         // An entry older than the uptime is stamped at boot (BOOTTIME cannot go lower).
         e.stored_ns = now.saturating_sub((age_s * 1e9) as u64);
+        if e.overruns > 0 {
+            e.overrun_s = (now / 1_000_000_000).saturating_sub((overrun_age_s + since_save_s) as u64).min(u32::MAX as u64) as u32;
+        }
         let key = table::path_key(addr, prefix_len);
         if merge && live_stored.get(&key).is_some_and(|&ns| ns > e.stored_ns) {
             report.newer_live += 1;

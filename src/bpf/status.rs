@@ -77,6 +77,10 @@ pub struct EntryReport {
     pub busy_pct: f64,
     /// Flows resuming from it now (concurrency=split).
     pub resumers: u32,
+    /// Jumps whose receiver discarded data past its window, and the seconds since the
+    /// last: the override is off for 10 s after it, doubled for each one before.
+    pub overruns: u32,
+    pub overrun_age_s: f64,
 }
 
 impl EntryReport {
@@ -94,12 +98,14 @@ impl EntryReport {
             handshakes: e.handshakes,
             busy_pct: table::busy_pct(e.busy_share),
             resumers: e.resumers,
+            overruns: e.overruns,
+            overrun_age_s: table::overrun_age_s(e, now_boot_ns),
         }
     }
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), busy {:.0} % of {} handshakes, {:.1} s old, from {}{}",
+            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), busy {:.0} % of {} handshakes, {:.1} s old, from {}{}{}",
             self.peer,
             fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
             self.bw_bytes_per_s,
@@ -110,7 +116,8 @@ impl EntryReport {
             self.handshakes,
             self.age_s,
             self.source,
-            if self.lossy { format!(", lossy ({} segments clean since)", self.clean_segs) } else { String::new() }
+            if self.lossy { format!(", lossy ({} segments clean since)", self.clean_segs) } else { String::new() },
+            if self.overruns > 0 { format!(", receiver overran {} times (last {:.0} s ago)", self.overruns, self.overrun_age_s) } else { String::new() }
         )
     }
 }

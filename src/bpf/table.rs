@@ -65,6 +65,14 @@ pub fn busy_share_of(pct: f64) -> u32 {
     (pct.clamp(0.0, 100.0) / 100.0 * abi::BUSY_SHARE_ONE as f64).round() as u32
 }
 
+/// Seconds since the entry's last receiver overrun (0 if it had none).
+pub fn overrun_age_s(e: &PathEntry, now_boot_ns: u64) -> f64 {
+    if e.overruns == 0 {
+        return 0.0;
+    }
+    (now_boot_ns / 1_000_000_000).saturating_sub(e.overrun_s as u64) as f64
+}
+
 pub fn source_name(e: &PathEntry) -> &'static str {
     SOURCES.get(e.source as usize).copied().unwrap_or("?")
 }
@@ -104,6 +112,12 @@ pub struct SavedEntry {
     /// The share of recent ones that found the bottleneck busy, % (absent: 0).
     #[serde(default)]
     pub busy_pct: f64,
+    /// Jumps whose receiver discarded data past its window (absent in older files: 0).
+    #[serde(default)]
+    pub overruns: u32,
+    /// Seconds since the last of them when saved (with overruns > 0).
+    #[serde(default)]
+    pub overrun_age_s: f64,
 }
 
 pub const SAVE_FORMAT: &str = "headstart-path-table";
@@ -125,19 +139,32 @@ impl SavedTable {
             let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u16;
             ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
             ensure!(e.busy_pct.is_finite() && (0.0..=100.0).contains(&e.busy_pct), "{}: busy_pct must be 0..100", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), ..Default::default() };
+            ensure!(e.overrun_age_s.is_finite() && e.overrun_age_s >= 0.0, "{}: overrun_age_s must be a non-negative number of seconds", rec());
+            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), overruns: e.overruns, ..Default::default() };
             validate_entry(&entry).with_context(rec)?;
-            out.push((key_to_addr(&addr_to_key(addr)), entry, e.age_s));
+            out.push(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s });
         }
         Ok(ParsedTable { saved_unix_s: t.saved_unix_s, records: out })
     }
 }
 
-/// A validated save file: (peer, entry, age when saved in s), and when it was saved.
+/// One validated record of a save file: its entry's clocks (stored_ns, overrun_s)
+/// are set at restore, from the ages.
+#[derive(Debug)]
+pub struct SavedRecord {
+    pub peer: IpAddr,
+    pub entry: PathEntry,
+    /// Age when saved, s.
+    pub age_s: f64,
+    /// Since the entry's last receiver overrun when saved, s (entry.overruns > 0).
+    pub overrun_age_s: f64,
+}
+
+/// A validated save file, and when it was saved.
 #[derive(Debug)]
 pub struct ParsedTable {
     pub saved_unix_s: u64,
-    pub records: Vec<(IpAddr, PathEntry, f64)>,
+    pub records: Vec<SavedRecord>,
 }
 
 #[cfg(test)]
@@ -184,6 +211,7 @@ mod tests {
             (good.replace("\"flows\":1,", "\"flows\":1,\"extra\":2,"), "not a headstart table"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":101,"), "busy_pct"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":-1,"), "busy_pct"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"overruns\":1,\"overrun_age_s\":-3,"), "overrun_age_s"),
         ] {
             let err = format!("{:#}", SavedTable::parse(&bad).unwrap_err());
             assert!(err.contains(why), "expected '{why}' in '{err}'");
@@ -197,12 +225,28 @@ mod tests {
                 {{"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"{busy}}}]}}"#
             )
         };
-        let e = &SavedTable::parse(&file(r#","handshakes":12,"busy_pct":25"#)).unwrap().records[0].1;
+        let e = &SavedTable::parse(&file(r#","handshakes":12,"busy_pct":25"#)).unwrap().records[0].entry;
         assert_eq!((e.handshakes, e.busy_share), (12, abi::BUSY_SHARE_ONE / 4));
         assert_eq!(busy_pct(e.busy_share), 25.0);
-        let e = &SavedTable::parse(&file("")).unwrap().records[0].1;
+        let e = &SavedTable::parse(&file("")).unwrap().records[0].entry;
         assert_eq!((e.handshakes, e.busy_share), (0, 0), "older files: no share");
         assert_eq!(busy_pct(u32::MAX), 100.0, "a corrupt share reads as every handshake");
+    }
+    #[test]
+    fn a_receivers_overruns_come_back_with_their_age() {
+        let file = |more: &str| {
+            format!(
+                r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
+                {{"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"{more}}}]}}"#
+            )
+        };
+        let r = &SavedTable::parse(&file(r#","overruns":3,"overrun_age_s":42.5"#)).unwrap().records[0];
+        assert_eq!((r.entry.overruns, r.overrun_age_s), (3, 42.5));
+        let r = &SavedTable::parse(&file("")).unwrap().records[0];
+        assert_eq!((r.entry.overruns, r.overrun_age_s), (0, 0.0), "older files: none");
+        let e = PathEntry { overruns: 2, overrun_s: 1000, ..Default::default() };
+        assert_eq!(overrun_age_s(&e, 1_030_500_000_000), 30.0);
+        assert_eq!(overrun_age_s(&PathEntry { overrun_s: 1000, ..Default::default() }, 1_030_500_000_000), 0.0, "no overrun: no age");
     }
     #[test]
     fn a_lossy_mark_comes_back_with_its_clean_count() {
@@ -212,10 +256,10 @@ mod tests {
                 {{"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic","lossy":{lossy},"clean_segs":4200}}]}}"#
             )
         };
-        let e = &SavedTable::parse(&file(true)).unwrap().records[0].1;
+        let e = &SavedTable::parse(&file(true)).unwrap().records[0].entry;
         assert_eq!((e.flags, e.clean_segs), (super::super::abi::PATH_LOSSY, 4200));
         // A count without the mark means nothing: not carried.
-        let e = &SavedTable::parse(&file(false)).unwrap().records[0].1;
+        let e = &SavedTable::parse(&file(false)).unwrap().records[0].entry;
         assert_eq!((e.flags, e.clean_segs), (0, 0));
     }
 }

@@ -65,8 +65,84 @@ static void test_edges(void)
 	CHECK(hs_rwnd_grant_apply(&g, 30) == 30 && g.field == 0, "30 of 63: ended");
 }
 
+/* A bare ACK (no payload, no SYN/FIN/RST) of `ack` with window `win`; `sack`: with a
+ * SACK option. */
+static void ack_of(struct hs_rwnd_grant *g, __u32 ack, __u16 win, int sack)
+{
+	struct hs_ack_seen a = { .ack = ack, .win = win, .bare = 1, .sack = (__u8)sack };
+
+	hs_rwnd_grant_watch(g, &a);
+}
+
+static struct hs_rwnd_grant granted_sack(__u16 field)
+{
+	struct hs_rwnd_grant g = granted(field);
+
+	g.flags = HS_GRANT_SACK;
+	return g;
+}
+
+static void test_a_dupack_without_sack_is_the_receivers_overrun(void)
+{
+	struct hs_rwnd_grant g = granted_sack(8000);
+
+	ack_of(&g, 1000, 512, 0);
+	ack_of(&g, 3896, 530, 0);
+	CHECK(g.overruns == 0 && g.field == 8000, "ACKs that advance: no overrun");
+	ack_of(&g, 3896, 8, 0);
+	CHECK(g.overruns == 1 && g.field == 0, "the same ACK again, no SACK: a segment discarded, the grant ends");
+	CHECK(hs_rwnd_grant_apply(&g, 8) == 8, "and the receiver's own window goes on");
+	for (int i = 0; i < 300; i++)
+		ack_of(&g, 3896, 8, 0);
+	CHECK(g.overruns == 0xff, "counted up to 255, no wrap: %u", g.overruns);
+}
+
+static void test_what_a_path_loss_or_a_window_update_looks_like_is_no_overrun(void)
+{
+	struct hs_rwnd_grant g = granted_sack(8000);
+
+	ack_of(&g, 5000, 600, 0);
+	ack_of(&g, 5000, 600, 1);
+	ack_of(&g, 5000, 600, 1);
+	CHECK(g.overruns == 0 && g.field == 8000, "dupACKs with SACK blocks: a hole in the path, not the receiver");
+	ack_of(&g, 5000, 900, 0);
+	CHECK(g.overruns == 0, "the same ACK with a larger window: a window update");
+	ack_of(&g, 4000, 100, 0);
+	ack_of(&g, 5000, 900, 0);
+	CHECK(g.overruns == 1, "an older ACK is skipped, and does not hide the next duplicate");
+
+	struct hs_ack_seen data = { .ack = 7000, .win = 900, .bare = 0, .sack = 0 };
+	g = granted_sack(8000);
+	ack_of(&g, 7000, 900, 0);
+	hs_rwnd_grant_watch(&g, &data);
+	CHECK(g.overruns == 0, "a segment with payload (or SYN/FIN/RST) and the same ACK is not a dupACK");
+
+	g = granted(8000);  /* no SACK negotiated */
+	ack_of(&g, 7000, 900, 0);
+	ack_of(&g, 7000, 900, 0);
+	CHECK(g.overruns == 0 && g.field == 8000, "without SACK every dupACK lacks a block: nothing told apart");
+
+	g = granted_sack(8000);
+	ack_of(&g, 0xfffffff0u, 900, 0);
+	ack_of(&g, 0x10, 900, 0);
+	ack_of(&g, 0x10, 900, 0);
+	CHECK(g.overruns == 1, "sequence numbers wrap: 0x10 is after 0xfffffff0");
+}
+
+static void test_the_overrun_backoff(void)
+{
+	CHECK(!hs_overrun_holds(0, 0, 5), "no overrun: never");
+	CHECK(hs_overrun_holds(1, 100, 109) && !hs_overrun_holds(1, 100, 110), "one: 10 s");
+	CHECK(hs_overrun_holds(2, 100, 119) && !hs_overrun_holds(2, 100, 120), "two: 20 s");
+	CHECK(hs_overrun_backoff_s(9) == 2560 && hs_overrun_backoff_s(100) == 2560 && hs_overrun_backoff_s(0xffffffffu) == 2560,
+	      "doubling stops at 2^8 x 10 s");
+}
+
 int main(void)
 {
+	test_a_dupack_without_sack_is_the_receivers_overrun();
+	test_what_a_path_loss_or_a_window_update_looks_like_is_no_overrun();
+	test_the_overrun_backoff();
 	test_a_receiver_that_keeps_up_gets_the_grant();
 	test_a_shrinking_window_ends_the_grant_for_good();
 	test_a_zero_window_ends_the_grant();
