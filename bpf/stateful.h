@@ -83,12 +83,15 @@ static __always_inline __u32 hs_rwnd_limited_ms(const struct tcp_sock *tp)
 /* The receiver overran (lib/rwnd_grant.h): counted once, noted in the peer's entry
  * (its next jumps go without the override for a while, hs_overrun_holds), and the
  * congestion signal it causes is not taken for the path's: no lossy mark, no
- * discredited entry. The entry's estimate is of the path, which lost nothing. */
-static __always_inline void hs_take_overrun(enum hs_cc_id cc, struct hs_start *st, const struct hs_rwnd_grant *g)
+ * discredited entry. The entry's estimate is of the path, which lost nothing. Taken
+ * only with a loss (`lost`: a congestion signal, or a retransmission by then): a
+ * receiver whose window closed answers the sender's zero-window probes with the same
+ * bare dupACKs, and discarded nothing. */
+static __always_inline void hs_take_overrun(enum hs_cc_id cc, struct hs_start *st, const struct hs_rwnd_grant *g, int lost)
 {
 	struct hs_path *p;
 
-	if (!g || !g->overruns || st->rcv_overrun)
+	if (!g || !g->overruns || !lost || st->rcv_overrun)
 		return;
 	st->rcv_overrun = 1;
 	st->overrun_unanswered = 1;
@@ -112,7 +115,7 @@ static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, s
 
 		if (g && (g->flags & HS_GRANT_BEHIND))
 			hs_count(cc, HS_RWND_RECEIVER_BEHIND);
-		hs_take_overrun(cc, st, g);
+		hs_take_overrun(cc, st, g, ((const struct tcp_sock *)sk)->total_retrans != 0);
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_marked = 0;
 		st->override_rwnd_ms = hs_rwnd_limited_ms((const struct tcp_sock *)sk);
@@ -581,7 +584,7 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 		st->no_queue_pending = 0;
 	}
 	if (st->rwnd_marked)
-		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key));
+		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key), 1);
 	if (st->overrun_unanswered) {  /* the receiver's discards, not the path's loss */
 		st->overrun_unanswered = 0;
 		return;
