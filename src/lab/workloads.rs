@@ -121,7 +121,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             let pb = progress((cc.len() * sizes.len() * *reps as usize * per_point + usize::from(primer.is_some())) as u64, quiet);
             let settle = settle_time(exp);
             if !*keep_table {
-                lab.forget_peers(0);
+                lab.forget_peers(0)?;
             }
             if let Some(c) = primer {
                 pb.set_message(format!("{} primer", c.label));
@@ -144,7 +144,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                             // A cold start: no history for this peer, unless the table
                             // is to be kept (then each flow meets what the last left).
                             if !*keep_table {
-                                lab.forget_peers(0);
+                                lab.forget_peers(0)?;
                             }
                         } else {
                             lab.name_next_flow(ordinal);
@@ -170,7 +170,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             // history, the warm-up flows, then the schedule.
             let sequence = |c: &CcSpec, first: usize| -> Result<Vec<(FlowOutcome, &'static str)>> {
                 for client in first..first + *clients {
-                    lab.forget_peers(client); // each controller starts from an empty history
+                    lab.forget_peers(client)?; // each controller starts from an empty history
                 }
                 let mut out = Vec::new();
                 if *warm {
@@ -192,7 +192,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                 let n = cc.len();
                 let mut out = Vec::new();
                 for client in 0..n * *clients {
-                    lab.forget_peers(client);
+                    lab.forget_peers(client)?;
                 }
                 if *warm {
                     for client in 0..n * *clients {
