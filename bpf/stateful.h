@@ -25,7 +25,8 @@ struct hs_start {
 	struct hs_resume resume;    /* the Careful Resume phase machine */
 	__u8 startup;               /* 1 while Unvalidated's pacing runs (until the first data ACK) */
 	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
-	__u8 rwnd_marked;           /* 1 if key is in hs_rwnd */
+	__u8 rwnd_marked;           /* 1 while the window override lasts (key in hs_rwnd, its field set) */
+	__u8 rwnd_watched;          /* 1 while key is in hs_rwnd: from the override to release */
 	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow */
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
@@ -37,8 +38,11 @@ struct hs_start {
 	__u8 override_over;         /* the window override ended: override_rwnd_ms is set */
 	__u8 untrusted;             /* the socket's owner uid is above trusted_uid_max: no lookup, no store */
 	__u8 open_counted;          /* counted in hs_open until release */
-	__u8 rcv_overrun;           /* the receiver discarded what the override let past its window */
+	__u8 overrun_seen;          /* the tc program saw the receiver's dupACKs without SACK (kept past the grant) */
+	__u8 rcv_overrun;           /* ... and the flow lost or retransmitted: the receiver discarded */
+	__u8 overrun_first;         /* ... before any other congestion signal: its discards were the flow's loss */
 	__u8 overrun_unanswered;    /* ... and no congestion signal has answered it yet */
+	__u8 signalled;             /* the flow has had a congestion signal (hs_note_congestion) */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
@@ -80,21 +84,26 @@ static __always_inline __u32 hs_rwnd_limited_ms(const struct tcp_sock *tp)
 	return (__u32)((__u64)jiffies * 1000 / CONFIG_HZ);
 }
 
-/* The receiver overran (lib/rwnd_grant.h): counted once, noted in the peer's entry
- * (its next jumps go without the override for a while, hs_overrun_holds), and the
- * congestion signal it causes is not taken for the path's: no lossy mark, no
- * discredited entry. The entry's estimate is of the path, which lost nothing. Taken
- * only with a loss (`lost`: a congestion signal, or a retransmission by then): a
- * receiver whose window closed answers the sender's zero-window probes with the same
- * bare dupACKs, and discarded nothing. */
+/* The receiver overran (lib/rwnd_grant.h): counted once and noted in the peer's
+ * entry (its next jumps go without the override for a while, hs_overrun_holds). If
+ * no congestion signal came before, the one it causes is not taken for the path's: no
+ * lossy mark, no discredited entry (the entry's estimate is of the path, which lost
+ * nothing). After one, the discards followed the path's own hole (its edge stops
+ * moving, lib/rwnd_grant.h), and the loss stays the path's. What the tc program saw
+ * is kept from the grant (g) and taken only with a loss (`lost`: a congestion
+ * signal, or a retransmission by then), which may come later: a receiver whose window
+ * closed answers zero-window probes with the same bare dupACKs, and discarded nothing. */
 static __always_inline void hs_take_overrun(enum hs_cc_id cc, struct hs_start *st, const struct hs_rwnd_grant *g, int lost)
 {
 	struct hs_path *p;
 
-	if (!g || !g->overruns || !lost || st->rcv_overrun)
+	if (g && g->overruns)
+		st->overrun_seen = 1;
+	if (!st->overrun_seen || !lost || st->rcv_overrun)
 		return;
 	st->rcv_overrun = 1;
-	st->overrun_unanswered = 1;
+	if (!st->signalled)
+		st->overrun_first = st->overrun_unanswered = 1;
 	hs_count(cc, HS_RWND_RECEIVER_OVERRUN);
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (p) {
@@ -116,7 +125,11 @@ static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, s
 		if (g && (g->flags & HS_GRANT_BEHIND))
 			hs_count(cc, HS_RWND_RECEIVER_BEHIND);
 		hs_take_overrun(cc, st, g, ((const struct tcp_sock *)sk)->total_retrans != 0);
-		bpf_map_delete_elem(&hs_rwnd, &st->key);
+		/* The grant stays, ended, until release: what the override let out may be
+		 * discarded after it (the first ACK ends a rate-limited jump's override
+		 * before the receiver's dupACKs come back), and the tc program watches on. */
+		if (g)
+			g->field = 0;
 		st->rwnd_marked = 0;
 		st->override_rwnd_ms = hs_rwnd_limited_ms((const struct tcp_sock *)sk);
 		st->override_over = 1;
@@ -137,7 +150,7 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 				       .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
 
 	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
-		st->rwnd_marked = 1;
+		st->rwnd_marked = st->rwnd_watched = 1;
 }
 
 /* Gives the entry's lease back if it is still ours, or (split) leaves its resumers. */
@@ -491,12 +504,13 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 }
 
 /* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry);
- * kept where the receiver overran (hs_take_overrun): the path did not fail it. */
+ * kept where the receiver's overrun was the loss, or came before any (the rate test then
+ * read the receiver): the path did not fail it (hs_take_overrun). */
 static __always_inline void hs_discredit_entry(struct hs_start *st, const struct hs_config *cfg)
 {
 	struct hs_path *p;
 
-	if (st->rcv_overrun)
+	if (st->overrun_first || (st->overrun_seen && !st->signalled))
 		return;
 	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
 		p = bpf_map_lookup_elem(&hs_paths, &st->path);
@@ -583,8 +597,8 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 			hs_count(cc, HS_NO_QUEUE_OVERFLOWS);
 		st->no_queue_pending = 0;
 	}
-	if (st->rwnd_marked)
-		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key), 1);
+	hs_take_overrun(cc, st, st->rwnd_watched ? bpf_map_lookup_elem(&hs_rwnd, &st->key) : 0, 1);
+	st->signalled = 1;
 	if (st->overrun_unanswered) {  /* the receiver's discards, not the path's loss */
 		st->overrun_unanswered = 0;
 		return;
@@ -639,6 +653,12 @@ static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, st
 static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
 	hs_unmark(sk, cc, st);
+	if (st->rwnd_watched) {
+		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key),
+				((const struct tcp_sock *)sk)->total_retrans != 0);
+		bpf_map_delete_elem(&hs_rwnd, &st->key);
+		st->rwnd_watched = 0;
+	}
 	hs_release_lease(st);
 	hs_open_leave(st);
 	hs_log(cc, st, 1);
