@@ -188,8 +188,9 @@ struct hs_config {
 	__u32 jump_yield;           /* switch: the jump cut by the share of handshakes that found the bottleneck busy */
 	__u32 rwnd_shared;          /* enum hs_rwnd_shared: the window override for s_bbr jumps while another flow to the peer is open */
 	__u32 jump_room;            /* enum hs_jump_room: no jump while the peer's other flows have packets in flight */
+	__u32 rwnd_overrun;         /* switch: a receiver's overrun is told from the path's loss (lib/rwnd_grant.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 44 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 45 * 4, "hs_config: one u32 per knob after `written`");
 
 enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
 enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
@@ -240,7 +241,7 @@ struct hs_rwnd_grant {
 	__u8 overruns;              /* dupACKs without SACK seen: segments the receiver discarded (saturating) */
 };
 _Static_assert(sizeof(struct hs_rwnd_grant) == 12, "hs_rwnd_grant is 12 bytes");
-#define HS_GRANT_SACK 0x1           /* the peer negotiated SACK: a dupACK without a SACK block is no hole */
+#define HS_GRANT_SACK 0x1           /* watch for overruns: the peer negotiated SACK (a dupACK without a SACK block is no hole) and knob rwnd_overrun is on */
 #define HS_GRANT_ACKED 0x2          /* last_ack and last_win hold an ACK */
 #define HS_GRANT_BEHIND 0x4         /* ended by the receiver's shrinking window */
 

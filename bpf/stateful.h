@@ -140,14 +140,15 @@ static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, s
  * while Validating fit: twice the jump's bytes in the peer's window scale. The
  * largest field (0xffff) would let the sender run megabytes past the receiver's real
  * window; the jump alone left Validating receive-window limited (24 ms of a 1 MB
- * flow at 100 Mbit/s, 50 ms). */
-static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd)
+ * flow at 100 Mbit/s, 50 ms). watch_overruns (knob rwnd_overrun): the tc program
+ * looks for a receiver's overrun on a SACK connection (lib/rwnd_grant.h). */
+static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd, int watch_overruns)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bytes = 2ULL * cwnd * tp->mss_cache;
 	__u64 field = (bytes >> tp->rx_opt.snd_wscale) + 1;
 	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field,
-				       .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
+				       .flags = watch_overruns && tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
 
 	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
 		st->rwnd_marked = st->rwnd_watched = 1;
@@ -432,7 +433,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_LOSSY_NO_RWND);
 	}
-	if (st->rwnd_mode != HS_RWND_OFF &&
+	if (st->rwnd_mode != HS_RWND_OFF && cfg->rwnd_overrun &&
 	    hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in.now_ns / 1000000000ULL))) {
 		st->rwnd_mode = HS_RWND_OFF;
 		hs_count(cc, HS_OVERRUN_NO_RWND);
@@ -464,7 +465,7 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 		}
 	}
 	if (st->rwnd_mode != HS_RWND_OFF)
-		hs_mark(sk, st, j.cwnd);
+		hs_mark(sk, st, j.cwnd, cfg->rwnd_overrun);
 	return 1;
 }
 

@@ -303,6 +303,10 @@ pub struct SweepArgs {
     /// application that falls behind: its receive buffer fills), e.g. 30ms.
     #[arg(long)]
     pub reader_stall: Option<String>,
+    /// With --reader-stall: only every Nth flow of the run stalls (default 1: every
+    /// flow), a receiver that falls behind now and then.
+    #[arg(long)]
+    pub reader_stall_every: Option<u32>,
     /// The lab's server opens its listening sockets as this uid (a server that runs as
     /// an unprivileged user; knob trusted_uid_max decides whether its flows use the
     /// path table).

@@ -271,6 +271,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,
+                reader_stall_every: a.reader_stall_every,
                 server_uid: a.server_uid,
                 knobs: Default::default(),
             };

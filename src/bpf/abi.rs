@@ -455,6 +455,12 @@ pub const KNOBS: &[Knob] = &[
         default: 1,
         doc: "which controllers jump only while the peer's other open flows (s_cubic's and s_bbr's, resuming or not) have fewer than a quarter of the saved BDP (at least min_jump_pkts, and IW) packets in flight, and then at most into what they leave of the saved BDP (refused: counted reject_siblings; an idle keep-alive connection has nothing in flight): off, s_cubic, or on (both). A jump beside the peer's busy flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, the s_cubic flows started while its client's own flows were open took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 % (+5.0 % with the rule, on the 5 % line; with 200 flows a run, worst seed +9.7 % off, +3.9 % with it); the quarter, not min_jump_pkts alone, keeps jumps beside siblings in loss recovery on a deep lossy link (5G-like, 0.1 %: s_cubic 1.22x cubic, 1.16x with min_jump_pkts, 1.33x off); s_bbr's jumps beside its siblings kept bbr's neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md, Issue 11)",
     },
+    Knob {
+        name: "rwnd_overrun",
+        kind: KnobKind::Switch,
+        default: ON,
+        doc: "tell a receiver's overrun from the path's loss: bare duplicate ACKs without SACK while the window override lasts (the receiver discarded past its window, e.g. its application stalled) are counted (rwnd_receiver_overrun), keep the peer's jumps without the override for 10 s, doubled per overrun up to 2,560 s (overrun_no_rwnd), and, before any other congestion signal of the flow, make its loss the receiver's: no lossy mark, no discredited entry (a 30 ms stall: 766 discards in 3 flows against 863 in 5, the peer not marked lossy; BENCHMARKS.md, Issue 11); off = such a loss reads as the path's",
+    },
 ];
 
 /// HS_BUSY_SHARE_ONE (bpf/lib/resume.h): hs_path.busy_share of a bottleneck every handshake found busy.

@@ -60,6 +60,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             rwnd_override: None,
             client_initrwnd: None,
             reader_stall: None,
+            reader_stall_every: None,
             server_uid: None,
             knobs: Default::default(),
         };

@@ -327,6 +327,10 @@ pub struct ExperimentText {
     /// window shrinks.
     #[serde(default)]
     pub reader_stall: Option<String>,
+    /// With reader_stall: only every Nth flow of the run stalls (the Nth, 2Nth …;
+    /// default 1: every flow), a receiver that falls behind now and then.
+    #[serde(default)]
+    pub reader_stall_every: Option<u32>,
     /// The lab's server opens its listening sockets as this uid (default: root's): the
     /// sender of a server that runs as an unprivileged user.
     #[serde(default)]
@@ -378,6 +382,8 @@ pub struct Experiment {
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
     pub reader_stall_ns: u64,
+    /// See `ExperimentText::reader_stall_every` (1: every flow).
+    pub reader_stall_every: u32,
     /// See `ExperimentText::server_uid`.
     pub server_uid: Option<u32>,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
@@ -490,6 +496,10 @@ impl ExperimentText {
         let reader_stall_ns = self.reader_stall.as_deref().map(units::parse_duration_ns).transpose().context("--reader-stall")?.unwrap_or(0);
         ensure!(reader_stall_ns == 0 || (100_000..=10_000_000_000).contains(&reader_stall_ns), "--reader-stall must be between 0.1 ms and 10 s (or 0)");
         ensure!(!(self.http && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
+        if let Some(n) = self.reader_stall_every {
+            ensure!(reader_stall_ns > 0, "--reader-stall-every needs --reader-stall");
+            ensure!((1..=1_000_000).contains(&n), "--reader-stall-every must be 1..1000000 flows");
+        }
         ensure!(!(self.http && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
         ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
@@ -516,6 +526,7 @@ impl ExperimentText {
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
             reader_stall_ns,
+            reader_stall_every: self.reader_stall_every.unwrap_or(1),
             server_uid: self.server_uid,
             knobs,
         })
@@ -615,6 +626,12 @@ mod tests {
         }
         let err = exp(text("reader_stall = \"30ms\"\nhttp = true")).unwrap_err();
         assert!(err.to_string().contains("curl"), "{err}");
+        assert_eq!(exp(text("reader_stall = \"30ms\"")).unwrap().reader_stall_every, 1, "every flow by default");
+        assert_eq!(exp(text("reader_stall = \"30ms\"\nreader_stall_every = 25")).unwrap().reader_stall_every, 25);
+        for (bad, needle) in [("reader_stall_every = 3", "needs --reader-stall"), ("reader_stall = \"30ms\"\nreader_stall_every = 0", "1..1000000")] {
+            let err = exp(text(bad)).unwrap_err();
+            assert!(format!("{err:#}").contains(needle), "{bad}: {err:#}");
+        }
     }
 
     #[test]

@@ -216,7 +216,11 @@ pub fn summary_text(exp_line: &str, rows: &[FlowRow], accuracy_line: &str, sweep
 }
 
 pub fn print_and_save(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
-    let stall = if exp.reader_stall_ns > 0 { format!(", the client stalls {} ms as data arrives", exp.reader_stall_ns as f64 / 1e6) } else { String::new() };
+    let stall = match (exp.reader_stall_ns, exp.reader_stall_every) {
+        (0, _) => String::new(),
+        (ns, 1) => format!(", the client stalls {} ms as data arrives", ns as f64 / 1e6),
+        (ns, n) => format!(", the client stalls {} ms as data arrives in every {n}th flow", ns as f64 / 1e6),
+    };
     let owner = exp.server_uid.map(|u| format!(", the server's sockets belong to uid {u}")).unwrap_or_default();
     let line = format!(
         "{} ({}): {}{stall}{owner} — {} flows in {:.0} s",

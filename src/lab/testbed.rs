@@ -56,6 +56,8 @@ pub struct TestbedSpec {
     pub client_initrwnd: Option<u32>,
     /// The client stops reading this long once a flow's first data arrives (zero: never).
     pub reader_stall: Duration,
+    /// ... in every Nth flow of the testbed (1: every flow).
+    pub reader_stall_every: u32,
     /// The server's listening sockets belong to this uid (None: root's).
     pub server_uid: Option<u32>,
     pub down: DirectionConfig,
@@ -90,6 +92,9 @@ pub struct Testbed {
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
     reader_stall: Duration,
+    reader_stall_every: u32,
+    /// Flows begun so far: every reader_stall_every-th stalls.
+    flows_begun: std::sync::atomic::AtomicU64,
     /// The emulator's time 0: flow start times and throughput bins count from here.
     pub origin: Instant,
     /// Congestion control of each server port (SERVER_PORT + i).
@@ -153,6 +158,8 @@ impl Testbed {
             external_before,
             flow_timeout: spec.flow_timeout,
             reader_stall: spec.reader_stall,
+            reader_stall_every: spec.reader_stall_every.max(1),
+            flows_begun: std::sync::atomic::AtomicU64::new(0),
             origin,
             server_ccs: spec.server_ccs,
             // An instrument: a run goes on without it, its rows' column empty.
@@ -193,7 +200,9 @@ impl Testbed {
             None => {
                 let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
                 let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
-                let (kernel_cc, timeout, interrupt, stall) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone(), self.reader_stall);
+                let nth = self.flows_begun.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let stall = if nth % u64::from(self.reader_stall_every) == 0 { self.reader_stall } else { Duration::ZERO };
+                let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone());
                 (server, sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?)
             }
         };

@@ -78,6 +78,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         },
         client_initrwnd: exp.client_initrwnd,
         reader_stall: Duration::from_nanos(exp.reader_stall_ns),
+        reader_stall_every: exp.reader_stall_every,
         server_uid: exp.server_uid,
         down,
         up,
