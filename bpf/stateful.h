@@ -302,8 +302,9 @@ static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct h
 	 * LRU table), lease or delete entries by retreating, and read a peer's cached rate
 	 * back through its cwnd. A socket owned by a uid above trusted_uid_max is the
 	 * kernel's own controller and leaves the table alone. sk_uid is the creator's
-	 * fsuid; an accepted socket's is its listener's until accept(), so at init it
-	 * names whoever opened the listening port. */
+	 * fsuid; an accepted socket's is its listener's until accept() makes it the
+	 * accepting process's, so at init it names whoever opened the listening port, and
+	 * at a late start (late_init.h) whoever accepted the connection. */
 	if (sk->sk_uid.val > cfg->trusted_uid_max) {
 		st->untrusted = 1;
 		hs_count(cc, HS_UNTRUSTED);

@@ -423,7 +423,7 @@ pub const KNOBS: &[Knob] = &[
         name: "trusted_uid_max",
         kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "uid" },
         default: 999,
-        doc: "s_cubic, s_bbr: only sockets owned by a uid up to this (an accepted socket: its listener's) use the path table; a higher uid's flow is the kernel's controller and neither reads, leases, deletes nor writes an entry (counted untrusted): a local user who selects the controllers cannot fill, poison or read the table (999: root and system accounts, Debian's policy; raise it to the server's uid if that is higher; 4294967295: everyone)",
+        doc: "s_cubic, s_bbr: only sockets owned by a uid up to this (an accepted socket: its listener's owner; one whose init the kernel skipped, started late: the accepting process's) use the path table; a higher uid's flow is the kernel's controller and neither reads, leases, deletes nor writes an entry (counted untrusted): a local user who selects the controllers cannot fill, poison or read the table (999: root and system accounts, Debian's policy; raise it to the server's uid if that is higher; 4294967295: everyone)",
     },
     Knob {
         name: "ipv6_prefix_len",

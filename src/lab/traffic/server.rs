@@ -93,7 +93,7 @@ impl Server {
             while !s2.load(std::sync::atomic::Ordering::Relaxed) {
                 let mut idle = true;
                 for listener in &listeners {
-                    if let Ok((stream, peer)) = listener.accept() {
+                    if let Ok(Ok((stream, peer))) = as_fsuid(uid, || listener.accept()) {
                         idle = false;
                         let r3 = r2.clone();
                         let _ = std::thread::Builder::new()
@@ -137,22 +137,30 @@ impl Drop for Server {
     }
 }
 
-/// A listener on [::]:port created with this thread's filesystem uid set to `uid`: a
-/// socket belongs to its creator's fsuid (sk_uid), and the connections it accepts
-/// start with its owner, as a server run by that user would. setfsuid changes only the
-/// calling thread (the server's own), and only for the socket(2) call.
-fn bind_as(uid: Option<u32>, port: u16) -> Result<TcpListener> {
-    let Some(uid) = uid else { return Ok(TcpListener::bind(("::", port))?) };
+/// Runs `f` with this thread's filesystem uid set to `uid` (None: as it is). A socket
+/// belongs to its creator's fsuid (sk_uid); an accepted one to its listener's until
+/// accept(2) grafts it, then to the accepting thread's. So a server run by that user
+/// both binds and accepts under it: a controller that reads the uid after accept (a
+/// late start, bpf/late_init.h) sees the same owner as one that read it before. The
+/// lab's server is root otherwise, and setfsuid changes only the calling thread, for
+/// the call.
+fn as_fsuid<T>(uid: Option<u32>, f: impl FnOnce() -> T) -> Result<T> {
+    let Some(uid) = uid else { return Ok(f()) };
     // SAFETY: setfsuid(2) only sets this thread's filesystem uid; it returns the old one.
     let before = unsafe { libc::setfsuid(uid) } as u32;
     // setfsuid reports no error: read the uid back (a second call returns it).
     // SAFETY: as above; u32::MAX is no uid, so this call changes nothing.
     let now = unsafe { libc::setfsuid(u32::MAX) } as u32;
-    let bound = TcpListener::bind(("::", port));
+    let out = f();
     // SAFETY: as above; back to the uid this thread had.
     unsafe { libc::setfsuid(before) };
-    ensure!(now == uid, "could not create the server's sockets as uid {uid} (setfsuid: the uid is still {now})");
-    Ok(bound?)
+    ensure!(now == uid, "could not act as uid {uid} (setfsuid: the uid is still {now})");
+    Ok(out)
+}
+
+/// A listener on [::]:port owned by `uid` (as_fsuid).
+fn bind_as(uid: Option<u32>, port: u16) -> Result<TcpListener> {
+    as_fsuid(uid, || TcpListener::bind(("::", port)))?.with_context(|| format!("the server's sockets as uid {uid:?}"))
 }
 
 fn serve_one(mut stream: TcpStream, peer: SocketAddr, results: Results, sample: Option<Duration>, cpu: Option<usize>) {
