@@ -262,6 +262,17 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
     let f = Fresh::new("warm");
     let out = rate_sweep(&f, "warm", &[&["load"]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m,4m"]);
     let rows = measured(&out);
+    // Twice in make test on 2026-11-26 a warm flow stored 110-114 Mbit/s (the measured
+    // one, or the warm-up before it, whose entry the measured jump then overshot: a
+    // rate-test retreat); the same tail showed on e5ad2ee (1 of 21 flows at 108.6) and
+    // db1597b (1 of 21 at 109.8) in sweeps run by hand, and none above 106 in 3 x 21
+    // flows of each. Cause not shown; each failure now prints every flow of its run and
+    // the emulator's accuracy.
+    let every = || {
+        let all = headstart::lab::report::read_rows(&out).unwrap();
+        let flows: Vec<_> = all.iter().filter(|r| r.cc == "s_cubic").map(|r| (r.role.as_str(), r.size, r.resume.as_deref(), r.jump_cwnd, r.table_bw_mbps)).collect();
+        format!("s_cubic flows (role, size, resume, jump, stored): {flows:?}; {}", common::run_context(&out))
+    };
     for r in rows.iter().filter(|r| r.cc == "s_cubic") {
         let omega = r.omega.unwrap();
         assert!(omega > 0.9, "warm s_cubic {} B: Ω {omega}", r.size);
@@ -271,10 +282,10 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
         // 56 ms in 2 of 12 cubic flows of this sweep): not this check's business.
         assert_eq!(r.override_rwnd_limited_ms, Some(0.0), "{r:?}");
         // Careful Resume: the jump was validated (no congestion before the last of its packets was acked).
-        assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
+        assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}; {}", every());
         // GCBE stored the bottleneck rate: 100 Mbit/s of packets is 96.5 of payload.
         let bw = r.table_bw_mbps.unwrap();
-        assert!((87.0..=106.0).contains(&bw), "stored {bw} Mbit/s");
+        assert!((87.0..=106.0).contains(&bw), "stored {bw} Mbit/s; {}", every());
     }
     for r in rows.iter().filter(|r| r.cc == "cubic") {
         assert!(r.omega.unwrap() < 0.7, "kernel cubic pays for slow start: {r:?}");
