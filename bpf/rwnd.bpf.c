@@ -40,15 +40,18 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd_rewrites SEC(".maps");
 
-/* 1 if the TCP options (`len` bytes at `off`) hold a SACK block (a D-SACK too). */
+/* 1 if the TCP options (`len` bytes at `off`, 1..40) hold a SACK block (a D-SACK
+ * too). The length is rebuilt as 1 + (len - 1) % 64 behind a compiler barrier, so
+ * that the verifier sees it bounded away from zero for the copy. */
 static __always_inline int has_sack(struct __sk_buff *skb, __u32 off, __u32 len)
 {
 	__u8 opt[64] = {};
-	__u32 i = 0;
+	__u32 n = ((len - 1) & 63) + 1, i = 0;
 
-	if (!len || len > TCP_MAX_OPTIONS || bpf_skb_load_bytes(skb, off, opt, len))
+	asm volatile("" : "+r"(n));
+	if (n != len || n > TCP_MAX_OPTIONS || bpf_skb_load_bytes(skb, off, opt, n))
 		return 0;
-	for (int n = 0; n < TCP_MAX_OPTIONS && i + 1 < len; n++) {
+	for (int k = 0; k < TCP_MAX_OPTIONS && i + 1 < n; k++) {
 		__u8 kind = opt[i & 63];
 
 		if (kind == TCPOPT_EOL)
@@ -116,8 +119,10 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		.ack = bpf_ntohl(tcp->ack_seq),
 		.win = win,
 		.bare = ip_len == hdr && !tcp->syn && !tcp->fin && !tcp->rst,
-		.sack = hdr > sizeof(*tcp) && has_sack(skb, l4 + sizeof(*tcp), hdr - sizeof(*tcp)),
 	};
+	/* The options matter only to a bare duplicate: most ACKs move on, unparsed. */
+	if (seen.bare && (grant->flags & HS_GRANT_SACK) && seen.ack == grant->last_ack && hdr > sizeof(*tcp))
+		seen.sack = has_sack(skb, l4 + sizeof(*tcp), hdr - sizeof(*tcp));
 	hs_rwnd_grant_watch(grant, &seen);
 	__u16 want = hs_rwnd_grant_apply(grant, win);
 	if (want == win)
