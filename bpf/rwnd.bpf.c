@@ -26,10 +26,6 @@ char _license[] SEC("license") = "GPL";
 #define TCP_WINDOW_OFF 14
 #define TCP_CSUM_OFF 16
 #define TC_ACT_OK 0
-#define TCPOPT_EOL 0
-#define TCPOPT_NOP 1
-#define TCPOPT_SACK 5
-#define TCP_MAX_OPTIONS 40
 
 /* Counts of rewritten ACKs, for `headstart status` and the tests. */
 struct {
@@ -40,33 +36,18 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_rwnd_rewrites SEC(".maps");
 
-/* 1 if the TCP options (`len` bytes at `off`, 1..40) hold a SACK block (a D-SACK
- * too). The length is rebuilt as 1 + (len - 1) % 64 behind a compiler barrier, so
- * that the verifier sees it bounded away from zero for the copy. */
+/* 1 if the TCP options (`len` bytes at `off`, 1..40) hold a SACK block
+ * (hs_options_have_sack). The length is rebuilt as 1 + (len - 1) % 64 behind a
+ * compiler barrier, so that the verifier sees it bounded away from zero for the copy. */
 static __always_inline int has_sack(struct __sk_buff *skb, __u32 off, __u32 len)
 {
 	__u8 opt[64] = {};
-	__u32 n = ((len - 1) & 63) + 1, i = 0;
+	__u32 n = ((len - 1) & 63) + 1;
 
 	asm volatile("" : "+r"(n));
-	if (n != len || n > TCP_MAX_OPTIONS || bpf_skb_load_bytes(skb, off, opt, n))
+	if (n != len || n > HS_TCP_MAX_OPTIONS || bpf_skb_load_bytes(skb, off, opt, n))
 		return 0;
-	for (int k = 0; k < TCP_MAX_OPTIONS && i + 1 < n; k++) {
-		__u8 kind = opt[i & 63];
-
-		if (kind == TCPOPT_EOL)
-			return 0;
-		if (kind == TCPOPT_NOP) {
-			i++;
-			continue;
-		}
-		if (kind == TCPOPT_SACK)
-			return 1;
-		if (opt[(i + 1) & 63] < 2)
-			return 0;  /* malformed */
-		i += opt[(i + 1) & 63];
-	}
-	return 0;
+	return hs_options_have_sack(opt, n);
 }
 
 static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)

@@ -46,6 +46,36 @@ HS_INLINE __u16 hs_rwnd_grant_apply(struct hs_rwnd_grant *g, __u16 win)
 	return win >= g->field ? win : g->field;
 }
 
+#define HS_TCPOPT_EOL 0
+#define HS_TCPOPT_NOP 1
+#define HS_TCPOPT_SACK 5
+#define HS_TCP_MAX_OPTIONS 40
+
+/* 1 if TCP options `opt` (`len` bytes, at most HS_TCP_MAX_OPTIONS; the buffer holds
+ * 64) carry a SACK option (a D-SACK too). Walks kind by kind: a 5 inside another
+ * option's data (a timestamp's) is no SACK. A malformed length stops the walk. */
+HS_INLINE int hs_options_have_sack(const __u8 *opt, __u32 len)
+{
+	__u32 i = 0;
+
+	for (int k = 0; k < HS_TCP_MAX_OPTIONS && i + 1 < len; k++) {
+		__u8 kind = opt[i & 63];
+
+		if (kind == HS_TCPOPT_EOL)
+			return 0;
+		if (kind == HS_TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (kind == HS_TCPOPT_SACK)
+			return 1;
+		if (opt[(i + 1) & 63] < 2)
+			return 0;
+		i += opt[(i + 1) & 63];
+	}
+	return 0;
+}
+
 /* One incoming ACK of a flow with a grant, as the tc program read it. */
 struct hs_ack_seen {
 	__u32 ack;                  /* acknowledgment number */

@@ -138,8 +138,26 @@ static void test_the_overrun_backoff(void)
 	      "doubling stops at 2^8 x 10 s");
 }
 
+static void test_the_sack_option_is_found_kind_by_kind(void)
+{
+	/* NOP NOP TS(10): an ACK with timestamps only; a TS value holding 5s. */
+	__u8 ts[64] = { 1, 1, 8, 10, 5, 5, 5, 5, 5, 5, 5, 5 };
+	/* NOP NOP TS(10) NOP NOP SACK(10): a dupACK with one block. */
+	__u8 sack[64] = { 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 1, 1, 5, 10, 0, 0, 0, 9, 0, 0, 0, 19 };
+	__u8 bad[64] = { 8, 0, 5, 10 };
+	__u8 eol[64] = { 0, 5, 10 };
+
+	CHECK(!hs_options_have_sack(ts, 12), "timestamps only: no SACK, though their bytes hold 5s");
+	CHECK(hs_options_have_sack(sack, 24), "timestamps, then a SACK block");
+	CHECK(!hs_options_have_sack(sack, 12), "the SACK past the options' length is not read");
+	CHECK(!hs_options_have_sack(bad, 4), "a zero length stops the walk (no endless loop)");
+	CHECK(!hs_options_have_sack(eol, 3), "nothing after the end-of-options");
+	CHECK(!hs_options_have_sack(sack, 0) && !hs_options_have_sack(sack, 1), "no room for an option");
+}
+
 int main(void)
 {
+	test_the_sack_option_is_found_kind_by_kind();
 	test_a_dupack_without_sack_is_the_receivers_overrun();
 	test_what_a_path_loss_or_a_window_update_looks_like_is_no_overrun();
 	test_the_overrun_backoff();
