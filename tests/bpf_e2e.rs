@@ -386,8 +386,18 @@ fn s_bbr_reads_the_link_through_aggregated_acks() {
     // (2026-11-23), 76.3 in 3 (2026-11-25). Checked against the ramp, not as 0.9x the
     // median above: that read 83.7-103.8 over 14 flows, and a median of three at 83.9
     // ([83.8, 83.9, 95.4], 2026-11-25) put 0.9x of it below the ramp's 76.3.
-    let (off, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "off", &[&["load"], &["config", "gcbe_aggregation=off"]], &lab));
-    assert!(off.len() == 3 && off[1] < 80.0 && off[1] < on[1], "without the burst view s_bbr reads the ramp: {off:?} vs {on:?} Mbit/s; {ctx}");
+    // Twice in five make test runs on 2026-11-26 two of the three flows here read 92-98
+    // (as with the burst view), never in 24 flows run by hand nor in 6 runs of this test
+    // alone or after the one before it in make test. A failure prints each flow's
+    // start and the knob as the run left it.
+    let off_dir = rate_sweep(&f, "off", &[&["load"], &["config", "gcbe_aggregation=off"]], &lab);
+    let (off, ctx) = stored_after_full_slow_starts(&off_dir);
+    let starts: Vec<_> = measured(&off_dir).iter().map(|r| (r.resume.clone(), r.jump_cwnd, r.table_bw_mbps)).collect();
+    let knob = serde_json::from_str::<serde_json::Value>(&ok(&["config", "--json"])).unwrap()["gcbe_aggregation"].clone();
+    assert!(
+        off.len() == 3 && off[1] < 80.0 && off[1] < on[1],
+        "without the burst view s_bbr reads the ramp: {off:?} vs {on:?} Mbit/s; flows (resume, jump, stored): {starts:?}; gcbe_aggregation {knob}; {ctx}"
+    );
     let st = status();
     assert_eq!(counter(&st, "s_bbr", "misses"), 3, "every flow started cold: {st}");
 }
