@@ -102,7 +102,7 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		.bare = ip_len == hdr && !tcp->syn && !tcp->fin && !tcp->rst,
 	};
 	/* The options matter only to a bare duplicate: most ACKs move on, unparsed. */
-	if (seen.bare && (grant->flags & HS_GRANT_SACK) && seen.ack == grant->last_ack && hdr > sizeof(*tcp))
+	if (hs_rwnd_grant_bare_dup(grant, seen.ack, seen.bare) && hdr > sizeof(*tcp))
 		seen.sack = has_sack(skb, l4 + sizeof(*tcp), hdr - sizeof(*tcp));
 	hs_rwnd_grant_watch(grant, &seen);
 	__u16 want = hs_rwnd_grant_apply(grant, win);

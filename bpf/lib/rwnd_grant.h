@@ -84,6 +84,14 @@ struct hs_ack_seen {
 	__u8 sack;                  /* carries a SACK option (a D-SACK too) */
 };
 
+/* A bare ACK of `ack` that repeats the last one on a watched (SACK) connection: only
+ * its options can still tell a hole (SACK) from an overrun. The tc program parses the
+ * options of these alone. */
+HS_INLINE int hs_rwnd_grant_bare_dup(const struct hs_rwnd_grant *g, __u32 ack, __u8 bare)
+{
+	return (g->flags & (HS_GRANT_SACK | HS_GRANT_ACKED)) == (HS_GRANT_SACK | HS_GRANT_ACKED) && bare && ack == g->last_ack;
+}
+
 /* Before hs_rwnd_grant_apply, on every ACK while the grant exists (also once ended):
  * a bare duplicate ACK without SACK, not opening the window (that would be a window
  * update), on a SACK connection, counts an overrun and ends the grant. */
@@ -92,7 +100,7 @@ HS_INLINE void hs_rwnd_grant_watch(struct hs_rwnd_grant *g, const struct hs_ack_
 	if (g->flags & HS_GRANT_ACKED) {
 		if ((__s32)(a->ack - g->last_ack) < 0)
 			return;  /* reordered: an older ACK says nothing new */
-		if ((g->flags & HS_GRANT_SACK) && a->bare && !a->sack && a->ack == g->last_ack && a->win <= g->last_win) {
+		if (hs_rwnd_grant_bare_dup(g, a->ack, a->bare) && !a->sack && a->win <= g->last_win) {
 			if (g->overruns < 0xff)
 				g->overruns++;
 			g->field = 0;

@@ -12,7 +12,7 @@ use crate::lab::traffic::{self, ClientFlow, HttpServer, Server, ServerFlowInfo, 
 use crate::sys::{self, Interrupt};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Core layout on the 2-core machines: the emulator alone on one core, everything else
@@ -94,7 +94,7 @@ pub struct Testbed {
     reader_stall: Duration,
     reader_stall_every: u32,
     /// Flows begun so far: every reader_stall_every-th stalls.
-    flows_begun: std::sync::atomic::AtomicU64,
+    flows_begun: AtomicU64,
     /// The emulator's time 0: flow start times and throughput bins count from here.
     pub origin: Instant,
     /// Congestion control of each server port (SERVER_PORT + i).
@@ -159,7 +159,7 @@ impl Testbed {
             flow_timeout: spec.flow_timeout,
             reader_stall: spec.reader_stall,
             reader_stall_every: spec.reader_stall_every.max(1),
-            flows_begun: std::sync::atomic::AtomicU64::new(0),
+            flows_begun: AtomicU64::new(0),
             origin,
             server_ccs: spec.server_ccs,
             // An instrument: a run goes on without it, its rows' column empty.
@@ -200,7 +200,7 @@ impl Testbed {
             None => {
                 let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
                 let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
-                let nth = self.flows_begun.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let nth = self.flows_begun.fetch_add(1, Ordering::Relaxed) + 1;
                 let stall = if nth % u64::from(self.reader_stall_every) == 0 { self.reader_stall } else { Duration::ZERO };
                 let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone());
                 (server, sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?)
