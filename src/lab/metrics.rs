@@ -35,6 +35,10 @@ pub struct FlowRow {
     /// Seconds since the workload started.
     pub start_s: f64,
     pub fct_s: Option<f64>,
+    /// The client's connect(), in the FCT: one RTT, or a second more for each SYN or
+    /// SYN-ACK lost (the server's controller starts only at its end).
+    #[serde(default)]
+    pub handshake_ms: Option<f64>,
     pub t_min_s: f64,
     pub omega: Option<f64>,
     pub throughput_mbps: Option<f64>,
@@ -116,9 +120,9 @@ impl FlowRow {
         let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
         let rtt_s = link.rtt_ns as f64 / 1e9;
         let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps);
-        let (fct, start, mut error) = match &o.client_flow {
-            Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), None),
-            Err(e) => (None, 0.0, Some(e.clone())),
+        let (fct, start, handshake, mut error) = match &o.client_flow {
+            Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), Some(c.handshake.as_secs_f64() * 1e3), None),
+            Err(e) => (None, 0.0, None, Some(e.clone())),
         };
         if error.is_none() {
             error = srv.and_then(|s| s.error.clone());
@@ -138,6 +142,7 @@ impl FlowRow {
             port: o.key.port,
             start_s: start,
             fct_s: fct,
+            handshake_ms: handshake,
             t_min_s: t_min,
             omega: fct.map(|f| (t_min / f).min(1.0)),
             throughput_mbps: fct.map(|f| o.size as f64 * 8.0 / f / 1e6),

@@ -13,6 +13,9 @@ pub struct ClientFlow {
     pub local: SocketAddr,
     pub start: Instant,
     pub fct: Duration,
+    /// connect() to its return: the handshake, with any SYN or SYN-ACK retransmitted
+    /// (the server's socket, and its controller, start only at its end).
+    pub handshake: Duration,
     pub bytes: u64,
 }
 
@@ -34,6 +37,7 @@ pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, t
     bind_raw(fd, local).with_context(|| format!("binding client socket to {local}"))?;
     let start = Instant::now();
     connect_raw(fd, server).with_context(|| format!("connecting to {server}"))?;
+    let handshake = start.elapsed();
     let mut stream = stream;
     stream.write_all(format!("{size} {cc}\n").as_bytes())?;
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
@@ -62,7 +66,7 @@ pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, t
     if got != size {
         bail!("received {got} of {size} bytes (server error? unknown congestion control '{cc}'?)");
     }
-    Ok(ClientFlow { local, start, fct: last_byte - start, bytes: got })
+    Ok(ClientFlow { local, start, fct: last_byte - start, handshake, bytes: got })
 }
 
 fn sockaddr(addr: SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {

@@ -113,17 +113,17 @@ pub fn curl_flow(netns: &str, server: SocketAddr, local: SocketAddr, path: &str,
     cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--max-time"])
         .arg(format!("{}", timeout.as_secs().max(1)))
         .args(["--interface", &local.ip().to_string(), "--local-port", &local.port().to_string()])
-        .args(["-w", "%{time_namelookup} %{time_total} %{size_download} %{http_code}", &url]);
+        .args(["-w", "%{time_namelookup} %{time_connect} %{time_total} %{size_download} %{http_code}", &url]);
     die_with_parent(&mut cmd);
     let out = cmd.output().context("running curl (apt-get install curl)")?;
     let text = String::from_utf8_lossy(&out.stdout);
     let f: Vec<&str> = text.split_whitespace().collect();
-    if !out.status.success() || f.len() != 4 {
+    if !out.status.success() || f.len() != 5 {
         bail!("curl failed: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
-    let (lookup, total, got, code): (f64, f64, u64, &str) = (f[0].parse()?, f[1].parse()?, f[2].parse()?, f[3]);
+    let (lookup, connect, total, got, code): (f64, f64, f64, u64, &str) = (f[0].parse()?, f[1].parse()?, f[2].parse()?, f[3].parse()?, f[4]);
     if code != "200" || got != size {
         bail!("HTTP {code}, {got} of {size} bytes");
     }
-    Ok(ClientFlow { local, start, fct: Duration::from_secs_f64(total - lookup), bytes: got })
+    Ok(ClientFlow { local, start, fct: Duration::from_secs_f64(total - lookup), handshake: Duration::from_secs_f64((connect - lookup).max(0.0)), bytes: got })
 }
