@@ -117,7 +117,8 @@ struct hs_flow_outcome {
 	__u32 override_rwnd_limited_ms; /* receiver-window-limited time (tcpi_rwnd_limited) from the
 					 * start to the end of the window override; HS_OUTCOME_NONE: no override
 					 * (or not over yet), or the kernel's HZ unknown */
-	__u32 pad;
+	__u32 rcv_overrun;          /* 1: the receiver discarded what the override let past its real
+				     * window (its bare dupACKs, and a loss: stateful.h hs_take_overrun) */
 };
 _Static_assert(sizeof(struct hs_flow_outcome) == 40, "hs_flow_outcome is 40 bytes");
 #define HS_OUTCOME_NONE 0xffffffffU

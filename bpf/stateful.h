@@ -58,7 +58,8 @@ static __always_inline void hs_log(enum hs_cc_id cc, const struct hs_start *st, 
 	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
 				     .pipe_pkts = st->resume.pipe_pkts, .phase = st->resume.phase, .released = released,
 				     .cached_bw_bytes_per_s = st->cached_Bps,
-				     .override_rwnd_limited_ms = st->override_over ? st->override_rwnd_ms : HS_OUTCOME_NONE };
+				     .override_rwnd_limited_ms = st->override_over ? st->override_rwnd_ms : HS_OUTCOME_NONE,
+				     .rcv_overrun = st->rcv_overrun };
 
 	bpf_map_update_elem(&hs_outcomes, &st->key, &o, BPF_ANY);
 }

@@ -21,6 +21,8 @@ pub struct FlowReport {
     pub start_cwnd: Option<u32>,
     /// The entry's rate the start used (shadow mode: would have used).
     pub cached_bw_bytes_per_s: Option<u64>,
+    /// The receiver discarded what the window override let past its real window.
+    pub receiver_overrun: Option<bool>,
     /// The kernel's latest delivery-rate sample.
     pub delivery_rate_bytes_per_s: Option<u64>,
     pub cwnd: Option<u32>,
@@ -129,6 +131,7 @@ pub fn flows(netns: Option<&str>) -> Result<Vec<FlowReport>> {
             phase: o.map(|o| abi::PHASES.get(o.phase as usize).copied().unwrap_or("?")),
             start_cwnd: o.map(|o| o.jump_cwnd),
             cached_bw_bytes_per_s: o.map(|o| o.cached_bw_bytes_per_s).filter(|b| *b > 0),
+            receiver_overrun: o.map(|o| o.rcv_overrun != 0),
             delivery_rate_bytes_per_s: s.delivery_bps.map(|b| b / 8),
             cwnd: s.cwnd,
             srtt_us: s.srtt_us,
@@ -152,7 +155,7 @@ fn show(a: SocketAddr) -> String {
 pub fn text(flows: &[FlowReport]) -> String {
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    t.set_header(vec!["peer", "local", "cc", "start", "phase", "start cwnd", "cached", "delivery rate", "cwnd", "srtt ms"]);
+    t.set_header(vec!["peer", "local", "cc", "start", "phase", "start cwnd", "cached", "receiver overrun", "delivery rate", "cwnd", "srtt ms"]);
     let rate = |b: Option<u64>| b.map(|b| crate::units::fmt_rate(b as f64 * 8.0)).unwrap_or_else(|| "-".into());
     let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
     for f in flows {
@@ -164,6 +167,7 @@ pub fn text(flows: &[FlowReport]) -> String {
             opt(f.phase.map(str::to_string)),
             opt(f.start_cwnd.map(|c| c.to_string())),
             rate(f.cached_bw_bytes_per_s),
+            opt(f.receiver_overrun.map(|o| if o { "yes" } else { "no" }.to_string())),
             rate(f.delivery_rate_bytes_per_s),
             opt(f.cwnd.map(|c| c.to_string())),
             opt(f.srtt_us.map(|r| format!("{:.2}", r as f64 / 1e3))),

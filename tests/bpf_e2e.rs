@@ -1486,6 +1486,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     // The first jump (the warm-up after the sweep's cold primer) meets the stalled reader.
     let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
     assert_eq!(jump.resume.as_deref(), Some("retreat_rto"), "{jump:?}");
+    assert_eq!(jump.rwnd_overrun, Some(true), "the flow's outcome names the receiver's overrun: {jump:?}");
     let (s, c) = (jump.fct_s.unwrap(), cubic.fct_s.unwrap());
     assert!(s < 5.0 * c, "after the RTO the tail goes out in slow start: {s} s against cubic's {c} s");
     let st = status();
@@ -1493,6 +1494,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 1, "the jump's discards were seen as the receiver's: {st}");
     let measured = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "measured").unwrap();
     assert!(measured.jump_cwnd.is_some_and(|j| j > 0) && measured.beyond_window == Some(0), "the next jump, within the receiver's window: {measured:?}");
+    assert_eq!(measured.rwnd_overrun, Some(false), "{measured:?}");
     assert!(counter(&st, "s_cubic", "overrun_no_rwnd") >= 1, "{st}");
     assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 0, "the path lost nothing: not marked lossy: {st}");
     let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
@@ -1504,6 +1506,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
     assert!(jump.beyond_window.is_some_and(|n| n > 0), "the stalled receiver discarded: {jump:?}");
+    assert_eq!(jump.rwnd_overrun, Some(false), "nothing watched, nothing named: {jump:?}");
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 0, "{st}");
     assert!(counter(&st, "s_cubic", "lossy_no_rwnd") >= 1, "the next jump, as to a lossy path: {st}");

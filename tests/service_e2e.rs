@@ -243,6 +243,7 @@ fn flows_shows_a_live_headstart_flow() {
     assert_eq!(flow["cc"], "s_cubic", "{flow}");
     assert_eq!(flow["start"], "misses", "a cold flow: a miss, from hs_outcomes: {flow}");
     assert_eq!(flow["phase"], "none", "{flow}");
+    assert_eq!(flow["receiver_overrun"], false, "no jump, no override, no overrun: {flow}");
     assert!(flow["cwnd"].as_u64().unwrap() > 0 && flow["srtt_us"].as_u64().unwrap() >= 50_000, "{flow}");
     assert!(flow["delivery_rate_bytes_per_s"].as_u64().unwrap() > 0, "{flow}");
     assert!(flow["peer"].as_str().unwrap().starts_with("10."), "{flow}");

@@ -82,7 +82,7 @@ c_record! {
         pub released: u32,
         pub cached_bw_bytes_per_s: u64,
         pub override_rwnd_limited_ms: u32,
-        pub pad: u32,
+        pub rcv_overrun: u32,
     }
 }
 

@@ -68,6 +68,10 @@ pub struct FlowRow {
     pub resume: Option<String>,
     pub jump_cwnd: Option<u32>,
     pub pipe_pkts: Option<u32>,
+    /// The sender saw its receiver discard what the window override let past the real
+    /// window (bare duplicate ACKs, and a loss): `rwnd_receiver_overrun`, per flow.
+    #[serde(default)]
+    pub rwnd_overrun: Option<bool>,
     pub queue_delay_mean_ms: Option<f64>,
     pub queue_delay_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
@@ -164,6 +168,7 @@ impl FlowRow {
             resume: o.resume.as_ref().map(|r| crate::bpf::outcome_name(r).to_string()),
             jump_cwnd: o.resume.as_ref().map(|r| r.jump_cwnd),
             pipe_pkts: o.resume.as_ref().map(|r| r.pipe_pkts),
+            rwnd_overrun: o.resume.as_ref().map(|r| r.rcv_overrun != 0),
             queue_delay_mean_ms: None,
             queue_delay_max_ms: None,
             drops_buffer: None,
