@@ -110,11 +110,20 @@ fn small_flows_finish_near_the_ideal_and_large_ones_pay_for_slow_start() {
             assert!(omega < 0.75, "1 MB flow Ω {omega}");
         }
         assert!(r.queue_delay_mean_ms.is_some(), "emulator per-flow stats joined");
+        // The handshake is one round trip, 20 ms (a lost SYN-ACK would add a second).
+        let hs = r.handshake_ms.unwrap();
+        assert!((19.0..1500.0).contains(&hs), "handshake {hs} ms");
     }
     for f in ["flows.jsonl", "flows.csv", "run.json", "summary.txt"] {
         assert!(t.path().join(f).exists(), "{f} written");
     }
     let run = common::run_json(t.path());
+    // A flow's latest delivery is one of the run's.
+    let run_late = run["emulator_accuracy"]["lateness_max_ms"].as_f64().unwrap();
+    for r in &rows {
+        let late = r.emulator_late_max_ms.unwrap();
+        assert!(late <= run_late + 0.001, "a flow {late} ms late, the run at most {run_late}");
+    }
     assert!(run["emulator_accuracy"]["lateness_p99_ms"].is_number());
     // Redraw the figures from the folder alone.
     let listed = ok(&["lab", "plot", out]);

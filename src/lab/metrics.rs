@@ -74,6 +74,11 @@ pub struct FlowRow {
     pub rwnd_overrun: Option<bool>,
     pub queue_delay_mean_ms: Option<f64>,
     pub queue_delay_max_ms: Option<f64>,
+    /// The latest the emulator delivered any of the flow's packets, data or ACK, against
+    /// its schedule: a few ms (the emulator preempted) compress what follows, and ACK
+    /// timing then misreads the path (BENCHMARKS.md, Issue 12).
+    #[serde(default)]
+    pub emulator_late_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
     pub drops_loss: Option<u64>,
     /// Segments the client dropped as beyond its window, counted per flow by the lab
@@ -171,6 +176,7 @@ impl FlowRow {
             rwnd_overrun: o.resume.as_ref().map(|r| r.rcv_overrun != 0),
             queue_delay_mean_ms: None,
             queue_delay_max_ms: None,
+            emulator_late_max_ms: None,
             drops_buffer: None,
             drops_loss: None,
             beyond_window: o.beyond_window,

@@ -248,6 +248,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
         if let Some(st) = report.flows.get(key) {
             row.queue_delay_mean_ms = Some(st.mean_queue_delay_ms());
             row.queue_delay_max_ms = Some(st.queue_delay_max_ns as f64 / 1e6);
+            row.emulator_late_max_ms = Some(st.late_max_ns as f64 / 1e6);
             row.drops_buffer = Some(st.down_dropped_buffer);
             row.drops_loss = Some(st.down_dropped_loss);
         }

@@ -471,6 +471,7 @@ impl Loop {
                     let bin = self.spec.series_bin_ns;
                     let st = self.flows.entry(key).or_default();
                     st.last_ns = now;
+                    st.late_max_ns = st.late_max_ns.max(lateness);
                     if downlink {
                         st.down_packets += 1;
                         st.down_bytes += d.len as u64;

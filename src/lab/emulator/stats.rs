@@ -106,6 +106,9 @@ pub struct FlowStats {
     /// Time in the bottleneck (buffer wait + own transmission), summed over packets.
     pub queue_delay_sum_ns: u64,
     pub queue_delay_max_ns: u64,
+    /// The latest any of its packets (data or ACK) was delivered against the model's
+    /// schedule: a preempted emulator holds a flow's packets, then writes them at once.
+    pub late_max_ns: u64,
     /// Delivered downlink bytes per bin of `series_bin_ns`, from the emulator's start.
     pub series: Vec<u64>,
 }
