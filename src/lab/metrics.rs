@@ -75,8 +75,8 @@ pub struct FlowRow {
     pub queue_delay_mean_ms: Option<f64>,
     pub queue_delay_max_ms: Option<f64>,
     /// The latest the emulator delivered any of the flow's packets, data or ACK, against
-    /// its schedule: a few ms (the emulator preempted) compress what follows, and ACK
-    /// timing then misreads the path (BENCHMARKS.md, Issue 12).
+    /// its schedule: a few ms (the emulator preempted) compress what follows, one of the
+    /// ACK stalls that GCBE misreads (BENCHMARKS.md, Issue 12).
     #[serde(default)]
     pub emulator_late_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
