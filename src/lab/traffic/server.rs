@@ -91,15 +91,15 @@ impl Server {
                 }
             };
             while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-                let mut idle = true;
-                for listener in &listeners {
-                    if let Ok(Ok((stream, peer))) = as_fsuid(uid, || listener.accept()) {
-                        idle = false;
-                        let r3 = r2.clone();
-                        let _ = std::thread::Builder::new()
-                            .name("serve".into())
-                            .spawn(move || serve_one(stream, peer, r3, sample_interval, cpu));
-                    }
+                // One pass over the listeners under the uid (three setfsuid calls a pass,
+                // not a listener); the serving threads start after it, as root.
+                let accepted: Vec<_> = as_fsuid(uid, || listeners.iter().filter_map(|l| l.accept().ok()).collect()).unwrap_or_default();
+                let idle = accepted.is_empty();
+                for (stream, peer) in accepted {
+                    let r3 = r2.clone();
+                    let _ = std::thread::Builder::new()
+                        .name("serve".into())
+                        .spawn(move || serve_one(stream, peer, r3, sample_interval, cpu));
                 }
                 if idle {
                     std::thread::sleep(Duration::from_micros(200));
