@@ -1,13 +1,19 @@
 /* The lab's instrument, not part of the service: counts, per TCP flow, the segments a
  * receiver discarded as beyond its window (the client's TcpExt BeyondWindow), so that a
  * run's discards can be traced to the flows whose jumps caused them. This kernel drops
- * them with reason TCP_INVALID_SEQUENCE (beyond a hole: measured, 399 of 399 in a lab
- * run) or TCP_INVALID_END_SEQUENCE (in order, ending past the window). Keyed by the
- * ports as the receiver sees them; the lab's client ports are unique within a run. */
+ * them with one of two reasons, counted apart (struct hs_lab_discards):
+ * TCP_INVALID_SEQUENCE, a segment that begins past the right edge (beyond a hole:
+ * measured, 399 of 399 in a lab run; or behind an earlier discard), and
+ * TCP_INVALID_END_SEQUENCE, one that begins inside and ends past it while the receive
+ * queue holds unread data (with an empty queue it is accepted). A flow's first discard
+ * without a hole is of the second kind: the data ran past a receiver whose application
+ * had not read all it had. Keyed by the ports as the receiver sees them; the lab's
+ * client ports are unique within a run. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_endian.h>
+#include "records.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -16,27 +22,38 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct hs_lab_discards);
 } lab_beyond_window SEC(".maps");
 
 SEC("tp_btf/kfree_skb")
 int BPF_PROG(lab_count_beyond_window, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
+	struct hs_lab_discards first = {}, *n;
 	struct tcphdr th;
-	__u64 one = 1, *n;
+	int unread;
 	__u32 key;
 
 	if (reason != SKB_DROP_REASON_TCP_INVALID_SEQUENCE && reason != SKB_DROP_REASON_TCP_INVALID_END_SEQUENCE)
 		return 0;
 	if (bpf_probe_read_kernel(&th, sizeof(th), skb->head + skb->transport_header))
 		return 0;
+	unread = reason == SKB_DROP_REASON_TCP_INVALID_END_SEQUENCE;
 	key = (__u32)bpf_ntohs(th.dest) << 16 | bpf_ntohs(th.source);
 	n = bpf_map_lookup_elem(&lab_beyond_window, &key);
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else if (bpf_map_update_elem(&lab_beyond_window, &key, &one, BPF_NOEXIST))
+	if (!n) {
+		if (unread)
+			first.unread = 1;
+		else
+			first.beyond_edge = 1;
+		if (!bpf_map_update_elem(&lab_beyond_window, &key, &first, BPF_NOEXIST))
+			return 0;
 		/* another CPU created it in between */
-		if ((n = bpf_map_lookup_elem(&lab_beyond_window, &key)))
-			__sync_fetch_and_add(n, 1);
+		if (!(n = bpf_map_lookup_elem(&lab_beyond_window, &key)))
+			return 0;
+	}
+	if (unread)
+		__sync_fetch_and_add(&n->unread, 1);
+	else
+		__sync_fetch_and_add(&n->beyond_edge, 1);
 	return 0;
 }

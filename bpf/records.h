@@ -246,6 +246,15 @@ _Static_assert(sizeof(struct hs_rwnd_grant) == 12, "hs_rwnd_grant is 12 bytes");
 #define HS_GRANT_ACKED 0x2          /* last_ack and last_win hold an ACK */
 #define HS_GRANT_BEHIND 0x4         /* ended by the receiver's shrinking window */
 
+/* lab_beyond_window value (bpf/lab_discards.bpf.c, the lab's instrument, not the
+ * service's): one flow's segments that its receiver discarded as beyond its window,
+ * by the kernel's reason (tcp_sequence() in tcp_input.c). */
+struct hs_lab_discards {
+	__u64 beyond_edge;          /* TCP_INVALID_SEQUENCE: began past the window's right edge (beyond a hole, or behind an earlier discard) */
+	__u64 unread;               /* TCP_INVALID_END_SEQUENCE: began inside, ended past the edge while the receive queue held unread data */
+};
+_Static_assert(sizeof(struct hs_lab_discards) == 16, "hs_lab_discards is 16 bytes");
+
 /* hs_rwnd key: one flow, as the tc program sees it on an incoming ACK. */
 struct hs_flow_key {
 	__u8 peer[16];

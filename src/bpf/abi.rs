@@ -119,6 +119,15 @@ c_record! {
     }
 }
 
+c_record! {
+    /// struct hs_lab_discards: one flow's segments its receiver discarded beyond its
+    /// window, by the kernel's reason (lab_beyond_window, the lab's instrument).
+    pub struct LabDiscards = "hs_lab_discards" {
+        pub beyond_edge: u64,
+        pub unread: u64,
+    }
+}
+
 /// Who wrote an entry: the controllers by id (enum hs_cc_id), then the user.
 pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user"];
 /// HS_SOURCE_USER.
@@ -623,7 +632,7 @@ mod tests {
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
         let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
@@ -726,6 +735,7 @@ mod tests {
             (FlowOutcome::C_NAME, FlowOutcome::FIELDS, std::mem::size_of::<FlowOutcome>()),
             (OpenFlows::C_NAME, OpenFlows::FIELDS, std::mem::size_of::<OpenFlows>()),
             (RwndGrant::C_NAME, RwndGrant::FIELDS, std::mem::size_of::<RwndGrant>()),
+            (LabDiscards::C_NAME, LabDiscards::FIELDS, std::mem::size_of::<LabDiscards>()),
         ] {
             want(format!("{cname}.size"), size as u64);
             for (f, off, sz) in fields.iter() {

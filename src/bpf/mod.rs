@@ -61,13 +61,14 @@ impl DiscardCounter {
         Ok(DiscardCounter { _link: link, obj })
     }
 
-    /// Segments the receiver at `receiver_port` discarded of what `sender_port` sent;
-    /// the count is removed (ports are not reused within a run, but across runs).
-    pub fn take(&self, receiver_port: u16, sender_port: u16) -> u64 {
+    /// Segments the receiver at `receiver_port` discarded of what `sender_port` sent,
+    /// by reason; the count is removed (ports are not reused within a run, but across
+    /// runs).
+    pub fn take(&self, receiver_port: u16, sender_port: u16) -> abi::LabDiscards {
         use libbpf_rs::{MapCore, MapFlags};
         let key = ((receiver_port as u32) << 16 | sender_port as u32).to_ne_bytes();
-        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return 0 };
-        let n = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| v.try_into().ok()).map(u64::from_ne_bytes).unwrap_or(0);
+        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return Default::default() };
+        let n = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()).unwrap_or_default();
         let _ = m.delete(&key);
         n
     }

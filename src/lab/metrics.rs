@@ -86,6 +86,12 @@ pub struct FlowRow {
     /// one run seen): what a window override costs when a jump meets a loss.
     #[serde(default)]
     pub beyond_window: Option<u64>,
+    /// Of those, the segments that began inside the client's window and ended past it
+    /// while its receive queue held unread data (the kernel's TCP_INVALID_END_SEQUENCE;
+    /// the rest began past the edge): a flow's first discard without a hole is one, the
+    /// data having run past a receiver whose application had not read all it had.
+    #[serde(default)]
+    pub beyond_window_unread: Option<u64>,
     pub link_capacity_mbps: f64,
     pub link_rtt_ms: f64,
     pub link_buffer_bytes: u64,
@@ -179,7 +185,8 @@ impl FlowRow {
             emulator_late_max_ms: None,
             drops_buffer: None,
             drops_loss: None,
-            beyond_window: o.beyond_window,
+            beyond_window: o.beyond_window.map(|d| d.beyond_edge + d.unread),
+            beyond_window_unread: o.beyond_window.map(|d| d.unread),
             link_capacity_mbps: link.capacity_bps / 1e6,
             link_rtt_ms: rtt_s * 1e3,
             link_buffer_bytes: link.buffer_bytes,

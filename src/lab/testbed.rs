@@ -42,8 +42,9 @@ pub struct FlowOutcome {
     pub table_after: Option<(u64, u32)>,
     /// How the start went (Careful Resume's outcome), for headstart's controllers.
     pub resume: Option<crate::bpf::abi::FlowOutcome>,
-    /// Segments the client discarded beyond its window (None: no counter attached).
-    pub beyond_window: Option<u64>,
+    /// Segments the client discarded beyond its window, by the kernel's reason (None:
+    /// no counter attached).
+    pub beyond_window: Option<crate::bpf::abi::LabDiscards>,
 }
 
 /// What a testbed is made of.
