@@ -1501,8 +1501,12 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
     let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
     assert_eq!((entry["overruns"].as_u64(), entry["lossy"].as_bool()), (Some(1), Some(false)), "{entry}");
-    // With rwnd_overrun off the tc program watches nothing, and the discards read as
-    // the path's loss: the peer is marked lossy, as before the rule.
+    // With rwnd_overrun off the tc program watches nothing: the discards read as the
+    // path's loss, and the entry notes no overrun. Whether that loss then marks the
+    // peer lossy, as before the rule, depends on the RTT at the RTO: a run of losses
+    // as the RTT begins to rise reads as an overflow, not random loss
+    // (hs_episode_random). Today that flipped in 1 of 6 CLI runs and 1 of 2 test runs
+    // (the measured jump then kept the override), so the mark is not asserted here.
     let out = rate_sweep(&f, "stall-off", &[&["load"], &["config", "rwnd_overrun=off"]], &lab);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
@@ -1514,7 +1518,9 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert_eq!(jump.rwnd_overrun, Some(false), "nothing watched, nothing named: {jump:?}");
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 0, "{st}");
-    assert!(counter(&st, "s_cubic", "lossy_no_rwnd") >= 1, "the next jump, as to a lossy path: {st}");
+    let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
+    let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+    assert_eq!(entry["overruns"].as_u64(), Some(0), "no overrun noted in the entry: {entry}");
     // retreat_on=queue answers the RTO (no queue: the receiver, not the path, lost the
     // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
     // (it stayed Validating, and the rate test then retreated after the RTO, holding
