@@ -726,9 +726,15 @@ fn side_by_side_copies_lose_the_same_transmissions_of_twin_flows() {
     };
     let (kernel, twin) = (schedule("cubic"), schedule("s_cubic"));
     assert_eq!((kernel.len(), twin.len()), (40, 40));
+    // Twins are found by size (Pareto draws: no two alike), not by the order of their
+    // measured starts: two arrivals a few ms apart swapped places between the copies
+    // once on a noisy afternoon (2026-11-26), the starts being taken as the client
+    // connects. The copies run one schedule: every flow has a twin that started with it.
     let (mut same, mut lost, mut apart) = (0, 0, 0);
-    for (k, t) in kernel.iter().zip(&twin) {
-        assert_eq!(k.size, t.size, "the copies run one schedule");
+    for k in &kernel {
+        let t = twin.iter().find(|t| t.size == k.size).unwrap_or_else(|| panic!("the copies run one schedule: no twin of {k:?}"));
+        let (ks, ts) = (k.start_s, t.start_s);
+        assert!((ks - ts).abs() < 0.05, "twins start together: {ks} s and {ts} s");
         let (a, b) = (k.drops_loss.unwrap(), t.drops_loss.unwrap());
         lost += a;
         apart += a.abs_diff(b);
