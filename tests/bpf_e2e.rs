@@ -1504,8 +1504,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert_eq!(measured.rwnd_overrun, Some(false), "{measured:?}");
     assert!(counter(&st, "s_cubic", "overrun_no_rwnd") >= 1, "{st}");
     assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 0, "the path lost nothing: not marked lossy: {st}");
-    let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
-    let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!((entry["overruns"].as_u64(), entry["lossy"].as_bool()), (Some(1), Some(false)), "{entry}");
     // With rwnd_overrun off the tc program watches nothing: the discards read as the
     // path's loss, and the entry notes no overrun. Whether that loss then marks the
@@ -1524,8 +1523,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert_eq!(jump.rwnd_overrun, Some(false), "nothing watched, nothing named: {jump:?}");
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 0, "{st}");
-    let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
-    let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
+    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!(entry["overruns"].as_u64(), Some(0), "no overrun noted in the entry: {entry}");
     // retreat_on=queue answers the RTO (no queue: the receiver, not the path, lost the
     // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
