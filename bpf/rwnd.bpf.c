@@ -9,8 +9,9 @@
  * the jump), fixing the TCP checksum. A larger window passes as it is; a zero or
  * shrinking one ends the grant (lib/rwnd_grant.h): the receiver is falling behind.
  * A bare duplicate ACK without SACK ends it too, counted: the receiver discarded a
- * segment past its window (lib/rwnd_grant.h, hs_rwnd_grant_watch). Everything else
- * passes untouched. */
+ * segment past its window (lib/rwnd_grant.h, hs_rwnd_grant_watch). Every packet,
+ * rewritten or not, goes on to the device's next filter (TC_ACT_UNSPEC): an
+ * operator's own rules after ours still decide its fate. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -25,7 +26,7 @@ char _license[] SEC("license") = "GPL";
 #define IPPROTO_TCP 6
 #define TCP_WINDOW_OFF 14
 #define TCP_CSUM_OFF 16
-#define TC_ACT_OK 0
+#define TC_ACT_UNSPEC (-1)  /* let classification go on: an operator's own filters after ours still run */
 
 /* Counts of rewritten ACKs, for `headstart status` and the tests. */
 struct {
@@ -59,12 +60,12 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 	__u32 l4, ip_len;
 
 	if ((void *)(ip + 1) > end)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	if ((ip[0] >> 4) == 4) {
 		struct iphdr *h = (void *)ip;
 
 		if ((void *)(h + 1) > end || h->protocol != IPPROTO_TCP)
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		key.peer[10] = key.peer[11] = 0xff;
 		key.local[10] = key.local[11] = 0xff;
 		__builtin_memcpy(&key.peer[12], &h->saddr, 4);
@@ -75,24 +76,24 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		struct ipv6hdr *h = (void *)ip;
 
 		if ((void *)(h + 1) > end || h->nexthdr != IPPROTO_TCP)
-			return TC_ACT_OK;
+			return TC_ACT_UNSPEC;
 		__builtin_memcpy(key.peer, &h->saddr, 16);
 		__builtin_memcpy(key.local, &h->daddr, 16);
 		l4 = l3 + sizeof(*h);
 		ip_len = bpf_ntohs(h->payload_len);
 	} else {
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	}
 	if (l4 > 256)   /* needed for the verifier's bound check */
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	struct tcphdr *tcp = data + l4;
 	if ((void *)(tcp + 1) > end || !tcp->ack)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	key.peer_port = bpf_ntohs(tcp->source);
 	key.local_port = bpf_ntohs(tcp->dest);
 	struct hs_rwnd_grant *grant = bpf_map_lookup_elem(&hs_rwnd, &key);
 	if (!grant)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	__u16 old = tcp->window;
 	__u16 win = bpf_ntohs(old);
 	__u32 hdr = tcp->doff * 4;
@@ -107,7 +108,7 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 	hs_rwnd_grant_watch(grant, &seen);
 	__u16 want = hs_rwnd_grant_apply(grant, win);
 	if (want == win)
-		return TC_ACT_OK;
+		return TC_ACT_UNSPEC;
 	__u16 new = bpf_htons(want);
 	bpf_l4_csum_replace(skb, l4 + TCP_CSUM_OFF, old, new, sizeof(new));
 	bpf_skb_store_bytes(skb, l4 + TCP_WINDOW_OFF, &new, sizeof(new), 0);
@@ -115,7 +116,7 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 	__u64 *n = bpf_map_lookup_elem(&hs_rwnd_rewrites, &zero);
 	if (n)
 		*n += 1;
-	return TC_ACT_OK;
+	return TC_ACT_UNSPEC;
 }
 
 /* Devices with an Ethernet header (veth, physical NICs). */

@@ -128,6 +128,115 @@ fn tc_filters(dev: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Two namespaces of this test's own joined by a veth pair: a server side (where the
+/// operator's filter and headstart's override sit) and a client side.
+struct VethPair;
+const TC_SRV: &str = "hs-e2e-tcsrv";
+const TC_CLI: &str = "hs-e2e-tccli";
+impl VethPair {
+    fn new() -> VethPair {
+        let ip = |args: &[&str]| assert!(std::process::Command::new("ip").args(args).status().unwrap().success(), "ip {args:?}");
+        for ns in [TC_SRV, TC_CLI] {
+            let _ = std::process::Command::new("ip").args(["netns", "del", ns]).output();
+            ip(&["netns", "add", ns]);
+        }
+        let pair = VethPair;
+        ip(&["-n", TC_SRV, "link", "add", "hs-tcs", "type", "veth", "peer", "name", "hs-tcc", "netns", TC_CLI]);
+        ip(&["-n", TC_SRV, "addr", "add", "10.253.7.1/30", "dev", "hs-tcs"]);
+        ip(&["-n", TC_CLI, "addr", "add", "10.253.7.2/30", "dev", "hs-tcc"]);
+        for (ns, dev) in [(TC_SRV, "hs-tcs"), (TC_CLI, "hs-tcc")] {
+            ip(&["-n", ns, "link", "set", dev, "up"]);
+            ip(&["-n", ns, "link", "set", "lo", "up"]);
+        }
+        pair
+    }
+}
+impl Drop for VethPair {
+    fn drop(&mut self) {
+        for ns in [TC_SRV, TC_CLI] {
+            let _ = std::process::Command::new("ip").args(["netns", "del", ns]).output();
+        }
+    }
+}
+
+/// An operator's own rule: a cls_bpf program that drops TCP to port 7000, compiled
+/// here and attached at priority 10 (after headstart's priority 1).
+fn operators_drop_filter(f: &Fresh) {
+    let src = f.path("drop7000.bpf.c");
+    std::fs::write(
+        &src,
+        r#"#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <linux/in.h>
+#include <linux/pkt_cls.h>
+#define SEC(n) __attribute__((section(n), used))
+SEC("tc") int drop7000(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct tcphdr *tcp = (void *)(ip + 1);
+	if ((void *)(tcp + 1) > end || eth->h_proto != __builtin_bswap16(ETH_P_IP) || ip->protocol != IPPROTO_TCP || ip->ihl != 5)
+		return TC_ACT_UNSPEC;
+	return tcp->dest == __builtin_bswap16(7000) ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+}
+char _license[] SEC("license") = "GPL";
+"#,
+    )
+    .unwrap();
+    let obj = f.path("drop7000.bpf.o");
+    let arch_include = format!("/usr/include/{}-linux-gnu", std::env::consts::ARCH);
+    let cc = std::process::Command::new("clang")
+        .args(["-O2", "-g", "-target", "bpf", "-I", &arch_include, "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(cc.status.success(), "clang: {}", String::from_utf8_lossy(&cc.stderr));
+    let tc = |args: &[&str]| {
+        let out = std::process::Command::new("ip").args(["netns", "exec", TC_SRV, "tc"]).args(args).output().unwrap();
+        assert!(out.status.success(), "tc {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    tc(&["qdisc", "add", "dev", "hs-tcs", "clsact"]);
+    tc(&["filter", "add", "dev", "hs-tcs", "ingress", "prio", "10", "bpf", "da", "obj", obj.to_str().unwrap(), "sec", "tc"]);
+}
+
+/// Whether a client in TC_CLI completes a handshake with the server side's `port`
+/// within a second (a dropped SYN is retried after 1 s, so one try decides).
+fn connects(port: u16) -> bool {
+    headstart::sys::in_netns(Some(TC_CLI), move || {
+        let addr = std::net::SocketAddr::from(([10, 253, 7, 1], port));
+        Ok(std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(900)).is_ok())
+    })
+    .unwrap()
+}
+
+#[test]
+fn attach_leaves_an_operators_own_tc_rules_in_force() {
+    let f = Fresh::new("tc-rules");
+    let _pair = VethPair::new();
+    let listeners: Vec<std::net::TcpListener> = [7000u16, 7001]
+        .into_iter()
+        .map(|port| headstart::sys::in_netns(Some(TC_SRV), move || Ok(std::net::TcpListener::bind(("10.253.7.1", port))?)).unwrap())
+        .collect();
+    operators_drop_filter(&f);
+    assert!(!connects(7000) && connects(7001), "the operator's filter drops port 7000 only");
+
+    ok(&["load"]);
+    ok(&["attach", "--dev", "hs-tcs", "--netns", TC_SRV]);
+    let filters = std::process::Command::new("ip").args(["netns", "exec", TC_SRV, "tc", "filter", "show", "dev", "hs-tcs", "ingress"]).output().unwrap();
+    let filters = String::from_utf8_lossy(&filters.stdout).into_owned();
+    assert!(filters.contains("hs_rwnd") && filters.contains("drop7000"), "both filters: {filters}");
+    assert!(!connects(7000), "headstart's filter ends classification: the operator's drop no longer runs\n{filters}");
+    assert!(connects(7001), "other traffic still passes");
+    ok(&["detach", "--dev", "hs-tcs", "--netns", TC_SRV]);
+    assert!(!connects(7000) && connects(7001), "after detach, as before");
+    drop(listeners);
+}
+
 #[test]
 fn off_makes_every_flow_the_kernels_and_on_brings_the_jumps_back() {
     let f = Fresh::new("off");
