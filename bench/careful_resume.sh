@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11's measurements (Careful Resume), recorded in BENCHMARKS.md.
+# Issue 11's measurements (Careful Resume), recorded in BENCHMARKS.md at 3c45a21.
 # Usage: bench/careful_resume.sh OUT [PARTS]   (root)
 #   PARTS (comma-separated, default all): clean, error, fairness
 #     clean     Issue 3's six paths (100 Mbit/s; 10/50/100 ms; 0.5 and 1 BDP), warm
@@ -32,7 +32,7 @@ OUT=$1; PARTS=${2:-clean,error,fairness}; FLOWS=${FLOWS:-200}
 mkdir -p "$OUT"
 $HS unload --purge >/dev/null 2>&1 || true
 $HS load >/dev/null
-fresh() { $HS table flush >/dev/null; $HS config bw_scale_pct=100 rtt_scale_pct=100 ${KNOBS:-} >/dev/null; }
+fresh() { $HS table flush >/dev/null; $HS lab knobs bw_scale_pct=100 rtt_scale_pct=100 ${KNOBS:-} >/dev/null; }
 has() { [[ ",$PARTS," == *",$1,"* ]]; }
 
 if has clean; then
@@ -48,7 +48,7 @@ fi
 if has error; then
   for knob in bw_scale_pct=20 bw_scale_pct=50 bw_scale_pct=200 bw_scale_pct=1000 rtt_scale_pct=40 rtt_scale_pct=1200; do
     fresh
-    $HS config $knob >/dev/null
+    $HS lab knobs $knob >/dev/null
     $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 \
       --quiet --no-plot --out "$OUT/error-${knob/=/-}" > "$OUT/error-${knob/=/-}.txt"
   done

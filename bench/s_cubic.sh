@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3's acceptance measurements for s_cubic, recorded in BENCHMARKS.md.
+# Issue 3's acceptance measurements for s_cubic, recorded in BENCHMARKS.md at 3c45a21.
 # Usage: bench/s_cubic.sh [OUT]   (root; ~25 min on the 2-core VM)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +26,9 @@ $HS lab sweep --cc s_cubic,bbr --sizes 4k,64k,1m,8m --rate 100mbit --rtt 50ms --
 $HS lab sweep --cc cubic,s_cubic --rate 100mbit --rtt 50ms --buffer 1bdp --reps 3 \
   --quiet --out "$OUT/cold" > "$OUT/cold.txt"
 
-# 4. The receive-window override: until the first sign of loss (default, "whole"),
-#    until the first data ACK ("on"), off, and off/on with a Windows-like receiver.
+# 4. The receive-window override: on (until the jump is validated or the first sign
+#    of loss), off, and off with a Windows-like receiver.
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-whole" > "$OUT/rwnd-whole.txt"
-$HS config rwnd_override=on >/dev/null
-$HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --quiet --no-plot --out "$OUT/rwnd-on" > "$OUT/rwnd-on.txt"
-$HS config rwnd_override=resume >/dev/null
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --quiet --no-plot --out "$OUT/rwnd-off" > "$OUT/rwnd-off.txt"
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --no-rwnd --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-off-win" > "$OUT/rwnd-off-win.txt"
 $HS lab sweep --cc s_cubic --warm --rate 100mbit --rtt 50ms --reps 3 --client-initrwnd 179 --quiet --no-plot --out "$OUT/rwnd-whole-win" > "$OUT/rwnd-whole-win.txt"

@@ -1,16 +1,17 @@
 /* The bandwidth a flow leaves for the next one: GCBE (lib/gcbe.h) fed from the
  * socket on every ACK. s_cubic stores it; s_bbr stores the higher of it and BBR's own
- * estimate (knob s_bbr_gcbe), because BBR's max-filtered delivery rate of a flow that
- * ends in STARTUP reads low (-16 % after one 1 MB flow at 100 Mbit/s, 50 ms; -35 %
- * with 16 ms ACK aggregation: BENCHMARKS.md, Issue 12). */
+ * estimate, because BBR's max-filtered delivery rate of a flow that ends in STARTUP
+ * reads low (-16 % after one 1 MB flow at 100 Mbit/s, 50 ms; -35 % with 16 ms ACK
+ * aggregation: RESULTS, aggregation). */
 #ifndef HS_ESTIMATOR_H
 #define HS_ESTIMATOR_H
 
 #include "lib/gcbe.h"
+#include "lib/tuned.h"
 
 struct hs_estimator {
 	struct gcbe gcbe;
-	struct gcbe bursts;         /* the same ACKs as bursts (gcbe_aggregation; merge_us 0: off) */
+	struct gcbe bursts;         /* the same ACKs as bursts on a grid (GCBE_AGG_MERGE_US) */
 	__u64 last_delivered;       /* hs_delivered_bytes() at the previous ACK */
 };
 
@@ -21,14 +22,19 @@ static __always_inline __u64 hs_delivered_bytes(const struct tcp_sock *tp)
 	return tp->bytes_acked + (__u64)tp->sacked_out * tp->mss_cache;
 }
 
-static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp,
-					      const struct hs_config *cfg)
+/* Each ACK is its own arrival in the primary view; the burst view merges ACKs within
+ * GCBE_AGG_MERGE_US. Measured and not kept (RESULTS: aggregation): merging in the
+ * primary view, and storing the primary view alone (15-36 % low behind 8-16 ms of
+ * aggregation). */
+static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp)
 {
+	struct hs_lab_config lab = hs_get_lab_config();
+
 	e->last_delivered = hs_delivered_bytes(tp);
-	e->gcbe.min_span_us = cfg->gcbe_min_span_us;
-	e->gcbe.merge_us = cfg->gcbe_merge_us;
-	e->bursts.min_span_us = cfg->gcbe_min_span_us;
-	e->bursts.merge_us = cfg->gcbe_aggregation ? GCBE_AGG_MERGE_US : 0;
+	e->gcbe.min_span_us = lab.gcbe_min_span_us;
+	e->gcbe.merge_us = 0;
+	e->bursts.min_span_us = lab.gcbe_min_span_us;
+	e->bursts.merge_us = GCBE_AGG_MERGE_US;
 }
 
 /* One ACK (pkts_acked): its RTT sample is measured to the newest data it covers, so
@@ -40,20 +46,19 @@ static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const st
 	__u64 acked = delivered > e->last_delivered ? delivered - e->last_delivered : 0;
 
 	gcbe_on_ack_sent(&e->gcbe, tp->tcp_mstamp, acked, sent_us, tp->srtt_us >> 3);
-	if (e->bursts.merge_us)
-		gcbe_on_ack_sent(&e->bursts, tp->tcp_mstamp, acked, sent_us, tp->srtt_us >> 3);
+	gcbe_on_ack_sent(&e->bursts, tp->tcp_mstamp, acked, sent_us, tp->srtt_us >> 3);
 	e->last_delivered = delivered;
 }
 
-/* At release: the median (gcbe_median, the default) or the maximum (the paper) of the
- * last cycles, the unfinished one included; of a paced sender's (s_bbr), only the
+/* At release: the median of the last cycles (the paper's maximum kept single
+ * compressed-ACK cycles: RESULTS, aggregation), the unfinished one included; of a paced sender's (s_bbr), only the
  * cycles that saturated the bottleneck (the others read its pacing rate). Where the
  * burst view saw ACKs aggregated on a grid, the higher of that and its busy interiors'
  * rate: there the cycles above read slow start's idle time (-15..-25 % at 8-16 ms); a
  * paced sender's, also the fastest release on the grid (BBR's ramp: -21..-35 %). */
-static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, const struct hs_config *cfg, int paced)
+static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, int paced)
 {
-	return gcbe_flow_estimate(&e->gcbe, &e->bursts, cfg->gcbe_median, paced);
+	return gcbe_flow_estimate(&e->gcbe, &e->bursts, paced);
 }
 
 #endif

@@ -3,7 +3,7 @@
  * it had (icsk_ca_initialized set): the flow then runs on the controller's other hooks
  * with none of its state, as the kernel's controller, and stores nothing.
  *
- * Measured (BENCHMARKS.md, Issue 11, "Inits the kernel skipped"): in 10,000-flow lab
+ * Measured (BENCHMARKS.md at 3c45a21, Issue 11, "Inits the kernel skipped"): in 10,000-flow lab
  * runs the server's init and set_state programs each ran 1 to 27 times fewer than the
  * server accepted connections (TcpPassiveOpens 10,000), with no recursion misses;
  * release and cwnd_event ran for every flow. A tracing program on the

@@ -1,7 +1,8 @@
 /* The state every headstart controller shares, pinned under /sys/fs/bpf/headstart/
  * so that it outlives any one load of the programs:
  *   hs_paths     per-peer path table: peer address (IPv6: its prefix) -> {bw, min RTT, ...}
- *   hs_config    research knobs, one record, written by `headstart config`
+ *   hs_config    the operator's knobs, one record, written by `headstart config`
+ *   hs_lab_config  what only experiments set, one record, written by the lab
  *   hs_counters  per-controller event counters (per CPU)
  *   hs_rwnd      flows whose incoming ACKs the tc program may open the window of
  *   hs_outcomes  how each flow's start went (Careful Resume's phases), by flow
@@ -34,8 +35,16 @@ struct {
 } hs_config SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hs_lab_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} hs_lab_config SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HS_CC_COUNT * HS_COUNTERS_PER_CC);
+	__uint(max_entries, HS_CC_COUNT * HS_COUNTERS_PER_CC + 1);  /* + the version slot */
 	__type(key, __u32);
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
@@ -72,16 +81,28 @@ struct {
 } hs_open SEC(".maps");
 
 /* The knobs, decoded nowhere else: the record holds every value as is. Never
- * written (no `headstart load` yet): all zero, i.e. no stateful start, no store, no
- * SUSS, no window override: every controller is the kernel's own. */
+ * written (no `headstart load` yet): mode off, i.e. no stateful start, no SUSS
+ * round above 2x, no window override: every controller is the kernel's own. */
 static __always_inline struct hs_config hs_get_config(void)
 {
-	struct hs_config off = {};
+	struct hs_config off = { .mode = HS_MODE_OFF };
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);
 
-	if (!c || c->written != HS_CONFIG_WRITTEN)
+	if (!c || c->version != HS_CONFIG_VERSION)
 		return off;
+	return *c;
+}
+
+/* The experiments' record; never written by the lab: the product as shipped. */
+static __always_inline struct hs_lab_config hs_get_lab_config(void)
+{
+	struct hs_lab_config shipped = HS_LAB_DEFAULTS;
+	__u32 zero = 0;
+	struct hs_lab_config *c = bpf_map_lookup_elem(&hs_lab_config, &zero);
+
+	if (!c || c->version != HS_LAB_CONFIG_VERSION)
+		return shipped;
 	return *c;
 }
 

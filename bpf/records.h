@@ -8,6 +8,7 @@
 #define HS_RECORDS_H
 
 #include "lib/types.h"
+#include "lib/tuned.h"
 
 /* A peer: IPv6, or IPv4 mapped as ::ffff:a.b.c.d. The key of hs_paths, an IPv6
  * peer cut to its first ipv6_prefix_len bits (lib/path_key.h). */
@@ -24,7 +25,7 @@ struct hs_path {
 	__u32 flows;                /* flows that stored into this entry */
 	__u16 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
 	__u16 flags;                /* HS_PATH_*: what the storing flows saw */
-	__u32 resumers;             /* concurrency=split: flows resuming from this entry now */
+	__u32 resumers;             /* unused (was concurrency=split's count); kept for the layout */
 	/* Fields are only ever appended: an older record is a prefix of this one, and
 	 * `headstart load` carries an older table over (zeros for the new fields). */
 	__u32 agreed;               /* storing flows in a row whose estimate agreed with the entry (lib/store.h) */
@@ -41,7 +42,7 @@ _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout"
 /* hs_path.flags. LOSSY: a storing flow lost packets with no queue in its RTT (random
  * loss, not its own overshoot); HS_LOSS_CLEAR_SEGS segments sent clean in a row, by
  * one flow or several, clear it (lib/store.h). A jump to a lossy path gets no window
- * override (knob rwnd_lossy). */
+ * override. */
 #define HS_PATH_LOSSY 0x1
 
 /* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */
@@ -49,8 +50,11 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
 #define HS_SOURCE_USER 3
 
 /* hs_counters: HS_COUNTERS_PER_CC per-CPU u64 slots per controller, indexed
- * cc * HS_COUNTERS_PER_CC + counter, with room for more (a new size resets them on upgrade). */
+ * cc * HS_COUNTERS_PER_CC + counter, with room for more, then one slot where the tool
+ * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
+ * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
+#define HS_COUNTERS_VERSION 2       /* 1: the 44-knob release's layout, which had no version slot */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -72,16 +76,13 @@ enum hs_counter {
 	HS_RETREAT_ECN,             /* ... on ECN-CE (CWR) */
 	HS_RETREAT_RTO,             /* ... on a retransmission timeout (Loss) */
 	HS_RETREAT_RATE,            /* ... on the jump delivered far slower than paced */
-	HS_LOSS_NO_QUEUE,           /* a loss while resuming with no queue in the RTT (retreat_on=queue): answered as the kernel would, entry kept */
 	HS_OFF,                     /* flows started as the kernel's because mode = off */
 	HS_SHADOW_WOULD_JUMP,       /* mode = shadow: Reconnaissance said jump; the flow started as the kernel's */
 	HS_SHADOW_SCORED,           /* ... and its own estimate at release was compared with the cached one */
 	HS_SHADOW_RATIO_0,          /* cached / measured < 0.25 (HS_SHADOW_BUCKETS buckets, lib/shadow.h) */
 	HS_SHADOW_RATIO_LAST = HS_SHADOW_RATIO_0 + 8,
-	HS_SHARED_JUMPS,            /* concurrency=split: jumps that shared their entry's rate with concurrent resumers */
 	HS_LOSSY_NO_RWND,           /* jumps to a lossy path without the window override (rwnd_lossy off) */
 	HS_PROBE_QUEUE_EXITS,       /* s_cubic's probe after a jump ended by a queue in the RTT */
-	HS_PROBE_HANDOVERS,         /* ... ended by a round that showed room: slow start went on (probe_then_slow_start) */
 	HS_HOOKS_MISSED,            /* the kernel entered CWR/Recovery/Loss without running ssthresh and set_state: replayed (lib/hook_guard.h) */
 	HS_REJECT_SMALL,            /* Reconnaissance: the saved BDP is below min_jump_pkts */
 	HS_RWND_RECEIVER_BEHIND,    /* window overrides ended early: the receiver's own window shrank (lib/rwnd_grant.h) */
@@ -138,86 +139,56 @@ enum hs_suss_counter {
 _Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");
 _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their block");
 
-/* hs_config: the knobs (only ever appended, like hs_path's fields), one record written whole by `headstart load` (defaults) and
- * `headstart config`. Every knob is a __u32 holding its value as is; the tool's knob
- * table (src/bpf/abi.rs) gives each its kind, range, default and documentation, in
- * this order. A record whose `written` is not HS_CONFIG_WRITTEN was never written:
- * the controllers then run as the kernel's own (hs_get_config). */
-#define HS_CONFIG_WRITTEN 0x48534331U  /* "HSC1" */
+/* hs_config: the operator's knobs, one record written whole by `headstart load`
+ * (defaults), `config`, `up`, `on`/`off`/`shadow`. Every knob is a __u32 holding its
+ * value as is; the tool's knob table (src/bpf/abi.rs) gives each its kind, range,
+ * default and one-line doc, in this order. `version` names the layout: a record whose
+ * version is not HS_CONFIG_VERSION was never written by this release (the controllers
+ * then run as the kernel's own, hs_get_config), and the tool carries an older
+ * release's record over by knob name (abi.rs, KNOB_HISTORY), so a release may drop a
+ * knob. */
+#define HS_CONFIG_VERSION 0x48534332U  /* "HSC2"; "HSC1" was the 44-knob record */
 struct hs_config {
-	__u32 written;
-	__u32 startup;
-	__u32 store;
-	__u32 freeze;
-	__u32 bw_scale_pct;
-	__u32 rwnd_override;        /* enum hs_rwnd_mode */
-	__u32 max_age_s;
-	__u32 suss;
-	__u32 suss_k_max;
-	__u32 gcbe_median;
-	__u32 after_jump;           /* enum hs_after_jump */
-	__u32 gcbe_min_span_us;
-	__u32 bbr_plateau_rtts;
-	__u32 max_start_cwnd;
-	__u32 max_start_rate_mbps;
-	__u32 jump_pct;
-	__u32 rtt_match;
-	__u32 retreat_beta_pct;
-	__u32 retreat_entry;        /* enum hs_retreat_entry */
-	__u32 rate_retreat_pct;
-	__u32 rtt_scale_pct;
-	__u32 probe_growth_pct;
-	__u32 store_max_raise_pct;
-	__u32 store_cap_mbps;
-	__u32 store_lossy_keep;
-	__u32 retreat_on;           /* enum hs_retreat_on */
+	__u32 version;
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
-	__u32 gcbe_merge_us;
-	__u32 concurrency;          /* enum hs_concurrency */
-	__u32 s_bbr_gcbe;
-	__u32 rwnd_lossy;
-	__u32 store_confident_floor_pct;
-	__u32 after_rate_retreat;   /* enum hs_after_rate_retreat */
-	__u32 probe_drain_pct;
-	__u32 after_jump_lossy;     /* enum hs_after_jump, for paths marked HS_PATH_LOSSY */
-	__u32 probe_loss_floor;     /* switch: a random first loss while probing keeps slow start's ssthresh */
-	__u32 min_jump_pkts;        /* s_cubic: no jump from a saved BDP below this (RFC 9959: 4 x IW) */
-	__u32 gcbe_aggregation;     /* switch: GCBE also reads ACK bursts on a grid (estimator.h) */
+	__u32 rwnd_override;        /* 1: open the receiver's window as far as a jump needs (rwnd.bpf.c) */
+	__u32 max_age_s;            /* Reconnaissance: older entries are deleted, not used (0: any age) */
+	__u32 max_start_cwnd;       /* cap on a jump's window, packets (Careful Resume's max_jump) */
+	__u32 max_start_rate_mbps;  /* cap on a jump's pacing rate */
+	__u32 store_cap_mbps;       /* no entry above this rate (0: no cap) */
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
-	__u32 rwnd_busy;            /* switch: the window override also for jumps whose handshake RTT showed a queue */
-	__u32 jump_yield;           /* switch: the jump cut by the share of handshakes that found the bottleneck busy */
-	__u32 rwnd_shared;          /* enum hs_rwnd_shared: the window override for s_bbr jumps while another flow to the peer is open */
-	__u32 jump_room;            /* enum hs_jump_room: no jump while the peer's other flows have packets in flight */
-	__u32 rwnd_overrun;         /* switch: a receiver's overrun is told from the path's loss (lib/rwnd_grant.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 45 * 4, "hs_config: one u32 per knob after `written`");
+_Static_assert(sizeof(struct hs_config) == 9 * 4, "hs_config: one u32 per knob after `version`");
 
-enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_FIRST_ACK = 1, HS_RWND_RESUME = 2 };
-enum hs_retreat_entry { HS_RETREAT_DELETE = 0, HS_RETREAT_DECAY = 1 };
-enum hs_retreat_on { HS_RETREAT_ON_ANY_LOSS = 0, HS_RETREAT_ON_QUEUE = 1 };
-/* What follows a jump (s_cubic, lib/resume.h); the names are the knobs' values. */
-enum hs_after_jump { HS_AFTER_SLOW_START = 0, HS_AFTER_HOLD = 1, HS_AFTER_PROBE = 2, HS_AFTER_PROBE_THEN_SLOW_START = 3 };
-/* s_cubic once a rate test's retreat is over: congestion avoidance from the measured
- * BDP, the probe from there, or the kernel's slow start and HyStart from there. */
-enum hs_after_rate_retreat { HS_AFTER_RATE_AVOID = 0, HS_AFTER_RATE_PROBE = 1, HS_AFTER_RATE_SLOW_START = 2 };
+/* hs_lab_config: what only experiments set (the lab writes it for a run and puts it
+ * back; `headstart config` neither shows nor writes it). Never written: every value
+ * at its identity (HS_LAB_DEFAULTS), i.e. the product as shipped. */
+#define HS_LAB_CONFIG_VERSION 0x48534c31U  /* "HSL1" */
+struct hs_lab_config {
+	__u32 version;
+	__u32 startup;              /* 0: no stateful start on a hit (A/B runs) */
+	__u32 store;                /* 0: no flow stores its estimate */
+	__u32 freeze;               /* 1: never overwrite an entry (the paper's S-Cubic*) */
+	__u32 bw_scale_pct;         /* cached rate x pct/100 at the start: the estimation-error experiment */
+	__u32 rtt_scale_pct;        /* cached min RTT x pct/100 at the start: the RTT-mismatch experiment */
+	__u32 suss;                 /* 0: no SUSS round above 2x (suss) */
+	__u32 suss_k_max;           /* SUSS Appendix A: growth up to 2^(k+1) per round */
+	__u32 gcbe_min_span_us;     /* GCBE's noise floor (lib/tuned.h); 0 for table tests whose short flows must all store */
+	__u32 min_jump_pkts;        /* s_cubic's smallest jump (lib/tuned.h); 0 for tests whose subject needs every entry jumped to */
+};
+_Static_assert(sizeof(struct hs_lab_config) == 10 * 4, "hs_lab_config: one u32 per knob after `version`");
+#define HS_LAB_DEFAULTS { .version = HS_LAB_CONFIG_VERSION, .startup = 1, .store = 1, .freeze = 0, \
+			  .bw_scale_pct = 100, .rtt_scale_pct = 100, .suss = 1, .suss_k_max = 1, \
+			  .gcbe_min_span_us = HS_GCBE_MIN_SPAN_US, .min_jump_pkts = HS_MIN_JUMP_PKTS }
+
+enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_ON = 1 };
 /* on: the accelerations run. off (`headstart off`): no jump, no SUSS round above 2x, no
  * window override: every flow is the kernel's Cubic/BBR (entries are still stored).
  * shadow: look up and record what a start would have done, start as the kernel. */
 enum hs_mode { HS_MODE_ON = 0, HS_MODE_OFF = 1, HS_MODE_SHADOW = 2 };
-/* Flows to one peer resuming at the same time: one at a time (a lease in the entry;
- * the others start as the kernel), or all of them, each with the saved rate split
- * by the number resuming (RFC 9959 §4.4 allows either). */
-enum hs_concurrency { HS_CONCURRENCY_LEASE = 0, HS_CONCURRENCY_SPLIT = 1 };
-/* Which controllers jump only while the peer's other open flows have fewer than a
- * quarter of the saved BDP, at least min_jump_pkts (and IW), in flight (knob
- * jump_room): none, s_cubic's, or both (lib/resume.h, hs_room_rule). */
-enum hs_jump_room { HS_JUMP_ROOM_OFF = 0, HS_JUMP_ROOM_S_CUBIC = 1, HS_JUMP_ROOM_ON = 2 };
-#define HS_SPLIT_MAX 16             /* a jump counts at most this many others: split at most 17 ways */
-/* s_bbr's window override for a jump made while another flow to the peer is open:
- * never (off), always (on), or while no flow to the peer has lost a packet for
- * HS_QUIET_NS (quiet: its bottleneck has not overflowed lately). */
-enum hs_rwnd_shared { HS_RWND_SHARED_OFF = 0, HS_RWND_SHARED_ON = 1, HS_RWND_SHARED_QUIET = 2 };
+/* s_bbr's window override for a jump made while another flow to the peer is open is
+ * refused while one of the peer's flows lost a packet within this (lib/resume.h). */
 #define HS_QUIET_NS (10ULL * 1000000000ULL)
 
 /* hs_open value: a peer's s_cubic and s_bbr flows open now (init to release), their
@@ -242,7 +213,7 @@ struct hs_rwnd_grant {
 	__u8 overruns;              /* dupACKs without SACK seen: segments the receiver discarded (saturating) */
 };
 _Static_assert(sizeof(struct hs_rwnd_grant) == 12, "hs_rwnd_grant is 12 bytes");
-#define HS_GRANT_SACK 0x1           /* watch for overruns: the peer negotiated SACK (a dupACK without a SACK block is no hole) and knob rwnd_overrun is on */
+#define HS_GRANT_SACK 0x1           /* watch for overruns: the peer negotiated SACK (a dupACK without a SACK block is no hole) */
 #define HS_GRANT_ACKED 0x2          /* last_ack and last_win hold an ACK */
 #define HS_GRANT_BEHIND 0x4         /* ended by the receiver's shrinking window */
 

@@ -4,20 +4,19 @@
  *
  *   handshake done ──► init: BBR's own init, then look the peer up, Reconnaissance
  *        │  miss or rejected: BBR's STARTUP exactly as the kernel runs it
- *        │  jump: cwnd = jump_pct of the cached BDP (capped), paced over the
+ *        │  jump: cwnd = the cached BDP (capped), paced over the
  *        │        handshake's RTT, the receive window opened as far as the jump
  *        ▼
  *   first ACK ──► Validating; every ACK: the kernel's bbr_main. BBR is still in
  *        │        STARTUP, where it never lowers the pacing rate nor shrinks cwnd
  *        │        below target, so the jump acts as a floor (the authors' code)
- *        │  the last jump packet acked: Normal; with bbr_plateau_rtts, the rate
- *        │        measured so far counts as STARTUP's plateau from here
+ *        │  the last jump packet acked: Normal
  *        │  loss/ECN/RTO before that: Safe Retreat — BBR goes to DRAIN (its
  *        │        estimate, not the cached rate, sets the pace), the entry deleted
  *        ▼
  *   release ──► store {bw, BBR's min RTT}, bw the higher of BBR's max-filtered
- *               estimate and GCBE's (estimator.h; knob s_bbr_gcbe, off: BBR's alone,
- *               the paper), unless the BDP <= IW, or an entry exists and this flow
+ *               estimate and GCBE's (estimator.h; BBR's alone, the paper's, read low
+ *               after a flow that ended in STARTUP), unless the BDP <= IW, or an entry exists and this flow
  *               acked less than the cached BDP (short flows underestimate: the paper's
  *               new rule)
  *
@@ -48,7 +47,7 @@ extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
 
 struct s_bbr_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
-	struct hs_estimator estimator; /* GCBE beside BBR's own (knob s_bbr_gcbe) */
+	struct hs_estimator estimator; /* GCBE beside BBR's own */
 };
 
 struct {
@@ -72,23 +71,6 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 	return hs_bbr_bw_to_Bps(bw, hs_tcp_sk(sk)->mss_cache);
 }
 
-/* Knob bbr_plateau_rtts: once the jump is validated, tell BBR's STARTUP that the rate
- * measured so far is a plateau already seen (startup.h), so it leaves STARTUP's 2.885
- * gain `rtts` rounds later unless this flow finds 25 % more. Off, the jump is a floor
- * from which STARTUP overshoots for ~4 rounds (the authors' code). Credited at init,
- * as before Careful Resume, the test only saw the first RTT, paced at the cached rate,
- * and so held an underestimated entry down (BENCHMARKS.md, Issue 5); credited at
- * validation, the growth test sees a round sent at STARTUP's gain. */
-static __always_inline void s_bbr_credit_plateau(struct sock *sk, const struct hs_config *cfg)
-{
-	struct bbr *bbr = bbr_of(sk);
-
-	if (!cfg->bbr_plateau_rtts || bbr->full_bw_reached)
-		return;
-	bbr->full_bw = bbr->bw.s[0].v;
-	bbr->full_bw_cnt = hs_bbr_plateau_credit(cfg->bbr_plateau_rtts);
-}
-
 #define BBR_DRAIN 1  /* enum bbr_mode in tcp_bbr.c */
 
 /* Safe Retreat, the RFC's BBR variant: congestion while resuming ends STARTUP and the
@@ -102,12 +84,23 @@ static __always_inline void s_bbr_drain(struct sock *sk)
 	bbr->mode = BBR_DRAIN;
 }
 
+/* BBR owns its pacing rate (cong_control): nothing recomputes it before the first
+ * ACK, so no cap. No room rule and no floor on the saved BDP: s_bbr's jumps beside its
+ * siblings kept bbr's neighbour within 5 %, and its jumps below 40 packets gained on
+ * the LTE traces, where s_cubic's lost. No window override while a sibling flow to the
+ * peer is open and the peer's flows lost a packet lately: beside a bbr client at 63 %
+ * load, every discard of s_bbr's receivers traced to its flow came from a jump beside
+ * an open sibling (RESULTS: neighbours). */
+static const struct hs_policy s_bbr_policy = {
+	.cap_pacing = 0, .room_rule = 0, .shared_no_rwnd = 1, .min_saved_pkts = 0,
+};
+
 /* init's work; also run late, at the first transmission, for a flow whose init the
  * kernel skipped (late_init.h). */
 static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_bbr_flow *flow;
-	struct hs_config cfg;
+	struct hs_config cfg = hs_get_config();
 
 	bbr_init(sk);
 	flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -116,17 +109,8 @@ static __always_inline void start_flow(struct sock *sk)
 		return;
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
-	cfg = hs_get_config();
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
-	/* BBR owns its pacing rate (cong_control): nothing recomputes it before the
-	 * first ACK, so no cap is needed. */
-	/* No floor on the saved BDP (min_jump_pkts is s_cubic's): s_bbr's jumps below
-	 * 40 packets gained on the LTE traces, where s_cubic's lost (BENCHMARKS.md). */
-	/* No window override while a sibling flow to the peer is open and the peer's
-	 * flows lost a packet lately (rwnd_shared): beside a bbr client at 63 % load,
-	 * every discard of s_bbr's receivers traced to its flow came from a jump beside
-	 * an open sibling (BENCHMARKS.md, Issue 11). */
-	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, 0, 0, 1);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk));
+	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, &s_bbr_policy);
 }
 
 SEC("struct_ops")
@@ -140,7 +124,6 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_config cfg;
 
 	/* Called once before init (zeroed state) during the handshake: flow is NULL then. */
 	if (flow && rs->acked_sacked > 0) {
@@ -149,14 +132,10 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 		} else if (flow->start.resume.phase != HS_PHASE_VALIDATING) {
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);  /* a retreat's end */
 		} else {
-			/* Only Validating has a rate test or a plateau to credit: the knobs
-			 * are not read on every ACK of the whole flow. */
+			/* Validating: its end, or the rate test. */
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);
-			cfg = hs_get_config();
-			if (flow->start.resume.phase == HS_PHASE_NORMAL)
-				s_bbr_credit_plateau(sk, &cfg);
-			else if (hs_rate_check(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us,
-					       rs->rtt_us > 0 ? (__u32)rs->rtt_us : 0))
+			if (flow->start.resume.phase != HS_PHASE_NORMAL &&
+			    hs_rate_check(sk, HS_CC_S_BBR, &flow->start, bbr_of(sk)->min_rtt_us, rs->rtt_us > 0 ? (__u32)rs->rtt_us : 0))
 				s_bbr_drain(sk);
 		}
 	}
@@ -167,24 +146,20 @@ SEC("struct_ops")
 void BPF_PROG(s_bbr_release, struct sock *sk)
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
-	struct hs_config cfg;
 	__u64 bw, gcbe;
 	__u32 min_rtt;
 
 	if (!flow)
 		return;
 	hs_finish(sk, HS_CC_S_BBR, &flow->start);
-	cfg = hs_get_config();
 	min_rtt = bbr_of(sk)->min_rtt_us;
 	if (min_rtt == ~0U)
 		min_rtt = 0;
 	bw = bbr_bw_bytes_per_sec(sk);
-	if (cfg.s_bbr_gcbe) {
-		gcbe = hs_estimator_finish(&flow->estimator, &cfg, 1);
-		if (gcbe > bw)
-			bw = gcbe;
-	}
-	hs_store(sk, HS_CC_S_BBR, &cfg, &flow->start, bw, min_rtt, 1);
+	gcbe = hs_estimator_finish(&flow->estimator, 1);
+	if (gcbe > bw)
+		bw = gcbe;
+	hs_store(sk, HS_CC_S_BBR, &flow->start, bw, min_rtt, 1);
 }
 
 /* Not BBR's (it has no pkts_acked): every ACK also feeds GCBE. */
@@ -226,7 +201,6 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 {
 	__u32 ssthresh = bbr_ssthresh(sk);
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
-	struct hs_config cfg;
 	__u32 retreat, pipe;
 
 	if (!flow)
@@ -234,9 +208,8 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 	hs_note_congestion(sk, HS_CC_S_BBR, &flow->start, bbr_of(sk)->min_rtt_us);
 	if (!hs_resume_active(&flow->start.resume))
 		return ssthresh;
-	cfg = hs_get_config();
 	/* BBR does not use ssthresh to size cwnd; the retreat's cwnd cap and DRAIN do. */
-	if (hs_retreat(sk, HS_CC_S_BBR, &flow->start, &cfg, bbr_of(sk)->min_rtt_us, &retreat, &pipe))
+	if (hs_retreat(sk, HS_CC_S_BBR, &flow->start, &retreat, &pipe))
 		s_bbr_drain(sk);
 	return ssthresh;
 }

@@ -10,8 +10,8 @@
  *        │        the handshake's RTT, the receive window opened as far as the jump
  *        ▼
  *   first ACK ──► Validating: pacing off, cwnd = max(in flight, IW) (eq. 3);
- *        │        a quarter RTT on, the rate test; growth by knob after_jump (the
- *        │        default probes until a queue shows in the RTT)
+ *        │        a quarter RTT on, the rate test; growth probes until a queue
+ *        │        shows in the RTT
  *        ▼
  *   every ACK ──► Cubic (kernel kfuncs) + GCBE bandwidth estimate (lib/gcbe.h, at
  *        │        most the rate its data was sent at);
@@ -20,7 +20,7 @@
  *        │        PipeSize × β (the rate test: the delivered rate × min RTT), Cubic's
  *        │        W_max likewise (not the jump), no growth until the jump is acked,
  *        │        then (loss, ECN) ssthresh from all the jump delivered (rate test:
- *        │        the probe from the measured BDP, knob after_rate_retreat); the entry
+ *        │        the probe from the measured BDP); the entry
  *        │        deleted
  *        ▼
  *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
@@ -40,9 +40,9 @@
  *  4. The first RTT's rate is also set as SO_MAX_PACING_RATE: the kernel recomputes
  *     a Cubic flow's pacing rate (2 x cwnd / srtt in slow start) before the first
  *     ACK, which doubled the startup rate and the queue until capped.
- *  5. What follows the jump is a knob (after_jump, see end_startup): slow start and
- *     HyStart go on (the paper), slow start ends at the jump (hold), or a probe grows
- *     1.25x, then 1.5x, per RTT until the RTT shows a queue (lib/resume.h). */
+ *  5. What follows the jump is a probe that grows 1.25x, then 1.5x, per RTT until the
+ *     RTT shows a queue (lib/resume.h), not the paper's slow start, which doubled on
+ *     from one BDP and overflowed a 1-BDP buffer (see end_startup). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -66,10 +66,10 @@ struct s_cubic_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
 	struct hs_estimator estimator; /* GCBE, stored at release */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
-	struct hs_probe probe;      /* after_jump = probe: growing until a queue shows */
+	struct hs_probe probe;      /* after a jump: growing until a queue shows */
 	struct hs_hook_guard guard; /* hooks the kernel skipped (lib/hook_guard.h) */
-	__u8 congested;             /* a congestion signal came (probe_loss_floor: the first only) */
-	__u32 loss_floor;           /* probe_loss_floor's ssthresh, applied when the recovery is over */
+	__u8 congested;             /* a congestion signal came (the loss floor: the first only) */
+	__u32 loss_floor;           /* hs_random_loss_floor's ssthresh, applied when the recovery is over */
 };
 
 struct {
@@ -79,12 +79,21 @@ struct {
 	__type(value, struct s_cubic_flow);
 } s_cubic_flows SEC(".maps");
 
+/* Cubic's pacing rate is recomputed by the kernel before the first ACK: capped. A
+ * sibling flow to the peer leaves the override on: refusing it turned validated jumps
+ * (then the probe) into rate-limited ones (then slow start), and beside a cubic client
+ * at 512 KB, 63 % its median rose +2.9 % against -1.0 % (RESULTS: neighbours). The
+ * room rule and the smallest jump: lib/resume.h, lib/tuned.h. */
+static const struct hs_policy s_cubic_policy = {
+	.cap_pacing = 1, .room_rule = 1, .shared_no_rwnd = 0, .min_saved_pkts = HS_MIN_JUMP_PKTS,
+};
+
 /* init's work; also run late, at the first transmission, for a flow whose init the
  * kernel skipped (late_init.h). */
 static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_cubic_flow *flow;
-	struct hs_config cfg;
+	struct hs_config cfg = hs_get_config();
 
 	cubictcp_init(sk);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -94,15 +103,8 @@ static __always_inline void start_flow(struct sock *sk)
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
-	cfg = hs_get_config();
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &cfg);
-	/* Cubic's pacing rate is recomputed by the kernel before the first ACK: cap it.
-	 * A sibling flow to the peer leaves the override on (rwnd_shared is s_bbr's):
-	 * refusing it turned validated jumps (then the probe) into rate-limited ones
-	 * (then slow start), and beside a cubic client at 512 KB, 63 % its median rose
-	 * +2.9 % against -1.0 %; most of s_cubic's receivers' discards there came from
-	 * jumps with no sibling open (BENCHMARKS.md, Issue 11). */
-	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, 1, cfg.min_jump_pkts, 0);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk));
+	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &s_cubic_policy);
 }
 
 SEC("struct_ops")
@@ -126,7 +128,6 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	int first = !flow->congested, probing = flow->probe.active;
 	__u32 drained_peak = hs_probe_drain_answers(&flow->probe, tp->snd_una);
-	struct hs_config cfg;
 	__u32 retreat, pipe;
 
 	hs_guard_ssthresh(&flow->guard, tp->high_seq);
@@ -146,13 +147,12 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 			cubic_of(sk)->last_max_cwnd = drained_peak;
 			return hs_drained_event_ssthresh(ssthresh, tp->snd_cwnd, drained_peak, HS_CUBIC_BETA_PCT);
 		}
-		/* probe_loss_floor (lib/resume.h, hs_random_loss_floor) */
-		if (first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us) && hs_get_config().probe_loss_floor)
+		/* a random first loss while probing (lib/resume.h, hs_random_loss_floor) */
+		if (first && probing && !hs_queue_seen(tp->srtt_us >> 3, flow->min_rtt_us))
 			flow->loss_floor = hs_random_loss_floor(tp->delivered, HS_CUBIC_BETA_PCT);
 		return ssthresh;
 	}
-	cfg = hs_get_config();
-	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, &retreat, &pipe))
+	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &retreat, &pipe))
 		return ssthresh;
 	cubic_of(sk)->last_max_cwnd = pipe;
 	return retreat;
@@ -191,50 +191,27 @@ static __always_inline void repair_missed_hooks(struct sock *sk, struct s_cubic_
 }
 
 /* Eq. 3, at the first ACK of a stateful start: pacing off, cwnd = max(in flight, IW),
- * Validating begins. Then, by knob after_jump:
- *  - slow_start (the paper): slow start and the kernel's HyStart go on. Doubling on
- *    from one BDP overflows a 1-BDP buffer (BENCHMARKS.md, Issue 3).
- *  - hold: slow start only up to the jump's window (Issue 3's default): the jump is
- *    the path's size. A low entry then holds the flow down: at 20 % of the real rate
- *    twice cubic's FCT (Issue 11).
- *  - probe (the default): grow 1.25x, then 1.5x, per RTT (never slower than slow
- *    start from IW would be) until a queue shows in the RTT (lib/resume.h): a low
- *    entry costs a few RTTs, a right one a small queue. Congestion avoidance goes
- *    on from there with probe_drain_pct of that queue given up (default half: on
- *    the LTE traces the RTT's swings read as queues, and draining all of it left
- *    flows below cubic's window, which 1 % loss then held there; draining none
- *    overflowed a 0.5-BDP buffer at 10 ms).
- * A jump to a path marked lossy (a loss with no queue seen there) goes on by knob
- * after_jump_lossy instead. Where random loss, not the queue, ends growth, the
- * probe's caution left s_cubic's loss-free stretches below where the kernel's slow
- * start took cubic (T-Mobile trace at 1 %: 0.86-0.88x; slow_start 1.08-1.12x), but
- * slow start from the BDP overflows a shallow buffer (10 Mbit/s, 0.5 BDP, 0.1 %: 5x
- * cubic's retransmissions). probe_then_slow_start probes first and lets slow start go
- * on once a round shows room; after a low entry that overflowed a 1-BDP buffer, so
- * the probe stays the default (lib/resume.h). */
+ * Validating begins, and the probe grows 1.25x, then 1.5x, per RTT (never slower than
+ * slow start from IW would be) until a queue shows in the RTT (lib/resume.h): a low
+ * entry costs a few RTTs, a right one a small queue. Congestion avoidance goes on from
+ * there with HS_PROBE_DRAIN_PCT of that queue given up. Measured and not kept (RESULTS:
+ * after a jump): the paper's slow start from the BDP overflowed a 1-BDP buffer, and a
+ * shallow one on lossy paths (10 Mbit/s, 0.5 BDP, 0.1 %: 5x cubic's retransmissions);
+ * holding at the jump's window left a 20 % entry at twice cubic's FCT. */
 static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_config cfg = hs_get_config();
-	__u32 cwnd, after;
+	__u32 cwnd;
 
 	sk->sk_pacing_status = SK_PACING_NONE;
 	cwnd = hs_first_ack(sk, HS_CC_S_CUBIC, &flow->start, hs_startup_exit_cwnd(hs_packets_in_flight(tp)));
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
-	after = flow->start.path_lossy ? cfg.after_jump_lossy : cfg.after_jump;
-	if (after == HS_AFTER_HOLD) {
-		/* Slow start up to the jump's window, not beyond: a jump held back by
-		 * the receiver's window must still be able to grow to it. */
-		tp->snd_ssthresh = cwnd > flow->start.start_cwnd ? cwnd : flow->start.start_cwnd;
-	} else if ((after == HS_AFTER_PROBE || after == HS_AFTER_PROBE_THEN_SLOW_START) &&
-		   flow->start.resume.phase == HS_PHASE_VALIDATING) {
-		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 0);
+	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
+		hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 0);
 		if (cwnd < flow->start.start_cwnd)
 			flow->probe.floor_cap = flow->start.start_cwnd;
-		if (after == HS_AFTER_PROBE_THEN_SLOW_START)
-			hs_probe_then_slow_start(&flow->probe, tp->tcp_mstamp, tp->delivered);
 		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}
 }
@@ -243,33 +220,22 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow, __u32 rtt_us)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_config cfg;
 
 	hs_after_ack(sk, HS_CC_S_CUBIC, &flow->start);
 	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
-		cfg = hs_get_config();
-		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, &cfg, flow->min_rtt_us, rtt_us)) {
+		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, flow->min_rtt_us, rtt_us)) {
 			flow->probe.active = 0;
 			cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
 			return;
 		}
 	}
-	switch (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt, tp->tcp_mstamp, tp->delivered)) {
-	case HS_PROBE_QUEUE:
+	if (hs_probe_on_ack(&flow->probe, rtt_us, flow->min_rtt_us, tp->snd_una, tp->snd_nxt) == HS_PROBE_QUEUE) {
 		hs_count(HS_CC_S_CUBIC, HS_PROBE_QUEUE_EXITS);
-		cfg = hs_get_config();
 		hs_probe_drained(&flow->probe, tp->snd_nxt, tp->snd_cwnd);
-		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, cfg.probe_drain_pct,
+		tp->snd_cwnd = hs_drained_cwnd(tp->snd_cwnd, flow->min_rtt_us, flow->probe.queue_rtt_us, HS_PROBE_DRAIN_PCT,
 					       hs_rate_pipe(tp->rate_delivered, tp->rate_interval_us, flow->min_rtt_us),
 					       flow->start.resume.jump_cwnd);
 		tp->snd_ssthresh = tp->snd_cwnd;
-		break;
-	case HS_PROBE_CLEAR:
-		/* The kernel's slow start and HyStart from here; HyStart's round, stale
-		 * since init, restarts at its next sample. */
-		hs_count(HS_CC_S_CUBIC, HS_PROBE_HANDOVERS);
-		cubic_of(sk)->found = 0;
-		break;
 	}
 }
 
@@ -299,14 +265,12 @@ SEC("struct_ops")
 void BPF_PROG(s_cubic_release, struct sock *sk)
 {
 	struct s_cubic_flow *flow;
-	struct hs_config cfg;
 
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 	if (!flow)
 		return;
 	hs_finish(sk, HS_CC_S_CUBIC, &flow->start);
-	cfg = hs_get_config();
-	hs_store(sk, HS_CC_S_CUBIC, &cfg, &flow->start, hs_estimator_finish(&flow->estimator, &cfg, 0), flow->min_rtt_us, 0);
+	hs_store(sk, HS_CC_S_CUBIC, &flow->start, hs_estimator_finish(&flow->estimator, 0), flow->min_rtt_us, 0);
 }
 
 /* Cubic's response to congestion, except during a resume (congestion_ssthresh). */
@@ -323,25 +287,17 @@ __u32 BPF_PROG(s_cubic_ssthresh, struct sock *sk)
 
 /* A rate test's retreat is over: the jump's queue has drained and cwnd is what the
  * path delivered per min RTT a quarter RTT into Validating. On a link whose rate
- * swings (the LTE traces) that reading may be a dip, not the path: by knob
- * after_rate_retreat, growth goes on from there as after a validated jump (probe) or
- * as the kernel's slow start with HyStart re-armed (slow_start), instead of
- * congestion avoidance from it (avoid). */
+ * swings (the LTE traces) that reading may be a dip, not the path: growth goes on from
+ * there as after a validated jump (the probe). Measured and not kept (RESULTS: after a
+ * jump): congestion avoidance from the reading, and the kernel's slow start. */
 static __always_inline void after_rate_retreat(struct sock *sk, struct s_cubic_flow *flow)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_config cfg = hs_get_config();
 
-	if (cfg.after_rate_retreat == HS_AFTER_RATE_AVOID)
-		return;
 	tp->snd_ssthresh = 0x7fffffff;  /* TCP_INFINITE_SSTHRESH: slow start again */
-	if (cfg.after_rate_retreat == HS_AFTER_RATE_PROBE) {
-		/* The jump's round and Validating's are behind it. */
-		hs_probe_start(&flow->probe, tp->snd_nxt, cfg.probe_growth_pct, 1);
-		cubic_of(sk)->found = 1;
-	} else {
-		cubic_of(sk)->found = 0;
-	}
+	/* The jump's round and Validating's are behind it. */
+	hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 1);
+	cubic_of(sk)->found = 1;
 }
 
 SEC("struct_ops")
@@ -368,7 +324,7 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 				after_rate_retreat(sk, flow);
 			flow->start.resume.exit_ssthresh = 0;
 		}
-		/* probe_loss_floor, like the retreat's exit: after the recovery, so that
+		/* The loss floor, like the retreat's exit: after the recovery, so that
 		 * cwnd climbs to it by slow start, not in one burst at its end. */
 		if (flow->loss_floor) {
 			if (tp->snd_ssthresh < flow->loss_floor)

@@ -14,6 +14,7 @@
 #include "lib/rwnd_grant.h"
 #include "lib/shadow.h"
 #include "lib/store.h"
+#include "lib/tuned.h"
 #include "pacing.h"
 #include "path_table.h"
 
@@ -27,10 +28,9 @@ struct hs_start {
 	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
 	__u8 rwnd_marked;           /* 1 while the window override lasts (key in hs_rwnd, its field set) */
 	__u8 rwnd_watched;          /* 1 while key is in hs_rwnd: from the override to release */
-	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow */
+	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow: HS_RWND_ON until the jump is validated or the first sign of loss */
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
-	__u8 resumer;               /* concurrency=split: counted in the entry's resumers */
 	__u8 loss_no_queue;         /* a congestion episode was random loss (lib/store.h, hs_episode_random) */
 	__u8 no_queue_pending;      /* the latest episode began with no queue in the RTT: random unless it loses a run */
 	__u8 no_queue_rising;       /* ... but with the smoothed RTT above half the queue threshold */
@@ -141,34 +141,31 @@ static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, s
  * while Validating fit: twice the jump's bytes in the peer's window scale. The
  * largest field (0xffff) would let the sender run megabytes past the receiver's real
  * window; the jump alone left Validating receive-window limited (24 ms of a 1 MB
- * flow at 100 Mbit/s, 50 ms). watch_overruns (knob rwnd_overrun): the tc program
- * looks for a receiver's overrun on a SACK connection (lib/rwnd_grant.h). */
-static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd, int watch_overruns)
+ * flow at 100 Mbit/s, 50 ms). On a SACK connection the tc program also looks for a
+ * receiver's overrun (lib/rwnd_grant.h). */
+static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bytes = 2ULL * cwnd * tp->mss_cache;
 	__u64 field = (bytes >> tp->rx_opt.snd_wscale) + 1;
 	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field,
-				       .flags = watch_overruns && tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
+				       .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
 
 	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
 		st->rwnd_marked = st->rwnd_watched = 1;
 }
 
-/* Gives the entry's lease back if it is still ours, or (split) leaves its resumers. */
+/* Gives the entry's lease back if it is still ours. */
 static __always_inline void hs_release_lease(struct hs_start *st)
 {
 	struct hs_path *p;
 
-	if (!st->lease_ns && !st->resumer)
+	if (!st->lease_ns)
 		return;
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (p && st->lease_ns)
+	if (p)
 		__sync_val_compare_and_swap(&p->busy_until_ns, st->lease_ns, 0);
-	if (p && st->resumer && p->resumers)
-		__sync_fetch_and_sub(&p->resumers, 1);
 	st->lease_ns = 0;
-	st->resumer = 0;
 }
 
 /* Counts the flow in its peer's hs_open; *others gets what this flow found there:
@@ -209,7 +206,7 @@ static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
 		__sync_fetch_and_sub(&n->pkts_out, k);
 }
 
-/* The flow's packets in flight, into its peer's pkts_out (what jump_room reads): on a
+/* The flow's packets in flight, into its peer's pkts_out (s_cubic's room rule reads it): on a
  * change of at least 8 packets or an eighth, so that not every ACK writes the map. */
 static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
 {
@@ -275,209 +272,204 @@ static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id 
 	hs_log(cc, st, 0);
 }
 
-/* init: count the flow, look the peer up, run Reconnaissance and, on a go, jump
- * (mode = on) or note what the jump would have been (shadow). With cap_pacing the
- * jump's rate is also made a ceiling, for controllers whose pacing rate the kernel
- * recomputes before the first ACK. min_saved_pkts: no jump from a saved BDP below it
- * (0: none). shared_no_rwnd: no window override while another flow to the peer is
- * open, or (knob rwnd_shared = quiet) while the peer's flows lost a packet lately.
- * Returns 1 on a jump. */
-static __always_inline int hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				     int cap_pacing, __u32 min_saved_pkts, int shared_no_rwnd)
-{
-	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_recon_in in = {};
-	struct hs_path *p;
-	struct hs_jump j;
-	enum hs_recon r;
-	__u64 lease, cached_Bps;
-	struct hs_open_flows others;
-	__u32 busy_share, max_cwnd;
-	int cut, leased;
+/* The controller's side of the start (struct hs_policy): what differs between s_cubic
+ * and s_bbr, in one place. */
+struct hs_policy {
+	__u8 cap_pacing;            /* the jump's rate is also a ceiling: the kernel recomputes the
+				     * pacing rate of a controller without cong_control before the first ACK */
+	__u8 room_rule;             /* jump only into what the peer's other flows leave (lib/resume.h, hs_siblings_busy_pkts) */
+	__u8 shared_no_rwnd;        /* no window override beside a sibling while the peer's flows lost lately */
+	__u32 min_saved_pkts;       /* no jump from a saved BDP below this (0: none; the lab may set s_cubic's, hs_lab_config) */
+};
 
-	hs_flow_key_of(sk, &st->key);
-	hs_count(cc, HS_FLOWS);
-	/* Who may use the table: the controllers are in tcp_allowed_congestion_control
-	 * (and are every socket's if one is the default), so a local user's own flows
-	 * would write entries for any address it reaches (evicting the server's from the
-	 * LRU table), lease or delete entries by retreating, and read a peer's cached rate
-	 * back through its cwnd. A socket owned by a uid above trusted_uid_max is the
-	 * kernel's own controller and leaves the table alone. sk_uid is the creator's
-	 * fsuid; an accepted socket's is its listener's until accept() makes it the
-	 * accepting process's, so at init it names whoever opened the listening port, and
-	 * at a late start (late_init.h) whoever accepted the connection. */
+/* Which knobs say no to a start before the table is read: an untrusted socket (the
+ * kernel's own, table untouched), mode off. Returns the outcome, or 0 to go on. */
+static __always_inline __u32 hs_gatekeep(const struct sock *sk, struct hs_start *st, const struct hs_config *cfg)
+{
+	/* The controllers are in tcp_allowed_congestion_control (and are every socket's
+	 * if one is the default), so a local user's own flows would write entries for any
+	 * address it reaches, lease or delete entries by retreating, and read a peer's
+	 * cached rate back through its cwnd. sk_uid is the creator's fsuid; an accepted
+	 * socket's is its listener's until accept() makes it the accepting process's, so at
+	 * init it names whoever opened the listening port, and at a late start
+	 * (late_init.h) whoever accepted the connection. */
 	if (sk->sk_uid.val > cfg->trusted_uid_max) {
 		st->untrusted = 1;
-		hs_count(cc, HS_UNTRUSTED);
-		st->outcome = HS_UNTRUSTED;
-		hs_log(cc, st, 0);
-		return 0;
+		return HS_UNTRUSTED;
 	}
 	hs_peer_addr(sk, &st->path);
 	hs_path_key(st->path.bytes, cfg->ipv6_prefix_len);
-	if (cfg->mode == HS_MODE_OFF) {
-		hs_count(cc, HS_OFF);
-		st->outcome = HS_OFF;
-		return 0;
-	}
-	hs_open_enter(st, &others);
-	st->outcome = HS_MISSES;
-	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (!p || !cfg->startup) {
-		hs_count(cc, HS_MISSES);
-		return 0;
-	}
-	hs_count(cc, HS_HITS);
-	in.now_ns = bpf_ktime_get_boot_ns();
-	in.stored_ns = p->stored_ns;
-	/* split: no lease; concurrent resumers share the rate instead (below). */
-	leased = cfg->concurrency != HS_CONCURRENCY_SPLIT;
-	in.busy_until_ns = leased ? p->busy_until_ns : 0;
-	in.sibling_pkts = hs_room_rule(cfg->jump_room, cc == HS_CC_S_CUBIC) ? others.pkts_out : 0;
-	in.max_age_s = cfg->max_age_s;
-	in.saved_rtt_us = (__u32)((__u64)p->min_rtt_us * cfg->rtt_scale_pct / 100);
-	in.cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
-	in.rtt_match = cfg->rtt_match;
-	cached_Bps = hs_scale_bw(p->bw_bytes_per_s, cfg->bw_scale_pct);
-	in.saved_bdp_pkts = hs_bdp_packets(cached_Bps, in.saved_rtt_us, tp->mss_cache);
-	in.min_saved_pkts = min_saved_pkts;
-	/* Every handshake that looks the entry up, jump or not, says how busy the
-	 * bottleneck is (lib/resume.h: jumps that yield). Concurrent flows may lose an
-	 * update to each other: one sample of many. */
-	busy_share = hs_busy_share_after(p->busy_share, hs_bottleneck_busy(in.cur_rtt_us, in.saved_rtt_us));
-	p->busy_share = busy_share;
+	return cfg->mode == HS_MODE_OFF ? HS_OFF : 0;
+}
+
+/* Reconnaissance (RFC 9959 §4.2) on the peer's entry: the outcome counter of a refusal,
+ * or HS_JUMPS with *in filled for the jump. Every handshake that looks the entry up,
+ * jump or not, says how busy the bottleneck is (lib/resume.h: jumps that yield);
+ * concurrent flows may lose an update to each other: one sample of many. */
+static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start *st, struct hs_path *p,
+				      const struct hs_config *cfg, const struct hs_lab_config *lab,
+				      const struct hs_policy *pol, const struct hs_open_flows *others,
+				      struct hs_recon_in *in)
+{
+	in->now_ns = bpf_ktime_get_boot_ns();
+	in->stored_ns = p->stored_ns;
+	in->busy_until_ns = p->busy_until_ns;
+	in->sibling_pkts = pol->room_rule ? others->pkts_out : 0;
+	in->max_age_s = cfg->max_age_s;
+	in->saved_rtt_us = (__u32)((__u64)p->min_rtt_us * lab->rtt_scale_pct / 100);
+	in->cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
+	in->rtt_match = HS_RTT_MATCH;
+	st->cached_Bps = hs_scale_bw(p->bw_bytes_per_s, lab->bw_scale_pct);
+	in->saved_bdp_pkts = hs_bdp_packets(st->cached_Bps, in->saved_rtt_us, tp->mss_cache);
+	in->min_saved_pkts = pol->min_saved_pkts ? lab->min_jump_pkts : 0;
+	p->busy_share = hs_busy_share_after(p->busy_share, hs_bottleneck_busy(in->cur_rtt_us, in->saved_rtt_us));
 	if (p->handshakes != ~0U)
 		p->handshakes++;
-	r = hs_reconnaissance(&in);
-	lease = in.now_ns + hs_resume_lease_ns(in.cur_rtt_us);
-	/* One resumer per entry: take the lease unless a flow took it in between (a
-	 * shadow start takes none: it sends nothing of the entry's). */
-	if (r == HS_RECON_JUMP && cfg->mode != HS_MODE_SHADOW && leased &&
-	    __sync_val_compare_and_swap(&p->busy_until_ns, in.busy_until_ns, lease) != in.busy_until_ns)
-		r = HS_RECON_BUSY;
-	switch (r) {
+	switch (hs_reconnaissance(in)) {
 	case HS_RECON_JUMP:
-		break;
+		return HS_JUMPS;
 	case HS_RECON_EXPIRED:
 		bpf_map_delete_elem(&hs_paths, &st->path);
-		st->outcome = HS_EXPIRED;
-		break;
+		return HS_EXPIRED;
 	case HS_RECON_NO_RTT:
-		st->outcome = HS_REJECT_NO_RTT;
-		break;
+		return HS_REJECT_NO_RTT;
 	case HS_RECON_RTT_SHORTER:
-		st->outcome = HS_REJECT_RTT_SHORTER;
-		break;
+		return HS_REJECT_RTT_SHORTER;
 	case HS_RECON_RTT_LONGER:
-		st->outcome = HS_REJECT_RTT_LONGER;
-		break;
+		return HS_REJECT_RTT_LONGER;
 	case HS_RECON_SMALL:
-		st->outcome = HS_REJECT_SMALL;
-		break;
+		return HS_REJECT_SMALL;
 	case HS_RECON_SIBLINGS:
-		st->outcome = HS_REJECT_SIBLINGS;
-		break;
+		return HS_REJECT_SIBLINGS;
 	default:
-		st->outcome = HS_REJECT_BUSY;
-		break;
+		return HS_REJECT_BUSY;
 	}
-	if (r != HS_RECON_JUMP) {
-		hs_count(cc, st->outcome);
-		return 0;
-	}
-	st->cached_Bps = cached_Bps;
-	if (cfg->mode == HS_MODE_SHADOW) {
-		st->shadow = 1;
-		st->outcome = HS_SHADOW_WOULD_JUMP;
-		hs_count(cc, HS_SHADOW_WOULD_JUMP);
-		return 0;
-	}
-	if (cfg->concurrency == HS_CONCURRENCY_SPLIT) {
-		/* This flow and the ones resuming already share the saved rate. */
-		__u32 others = __sync_fetch_and_add(&p->resumers, 1);
+}
 
-		st->resumer = 1;
-		if (others) {
-			st->cached_Bps = hs_shared_rate_Bps(st->cached_Bps, others);
-			hs_count(cc, HS_SHARED_JUMPS);
-		}
-	} else {
-		st->lease_ns = lease;
+/* One resumer per entry (RFC 9959 §4.4): take the lease unless a flow took it in
+ * between. */
+static __always_inline int hs_take_lease(struct hs_start *st, struct hs_path *p, const struct hs_recon_in *in)
+{
+	__u64 lease = in->now_ns + hs_resume_lease_ns(in->cur_rtt_us);
+
+	if (__sync_val_compare_and_swap(&p->busy_until_ns, in->busy_until_ns, lease) != in->busy_until_ns)
+		return 0;
+	st->lease_ns = lease;
+	return 1;
+}
+
+/* The window override for this jump, or the one reason it is refused (counted): a path
+ * marked lossy (a hole in the jump makes the receiver discard all past its real
+ * window), a receiver that overran lately (hs_overrun_holds), a busy bottleneck
+ * (lib/resume.h: a jump there is likely to overflow it), and for s_bbr a sibling flow
+ * while the peer's flows lost lately (lib/resume.h, hs_shared_refuses_override). */
+static __always_inline int hs_override_allowed(enum hs_cc_id cc, const struct hs_config *cfg, const struct hs_policy *pol,
+					       const struct hs_path *p, const struct hs_recon_in *in,
+					       const struct hs_open_flows *others, __u32 busy_share)
+{
+	__u32 refused = 0;
+
+	if (!cfg->rwnd_override)
+		return 0;
+	if (p->flags & HS_PATH_LOSSY)
+		refused = HS_LOSSY_NO_RWND;
+	else if (hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in->now_ns / 1000000000ULL)))
+		refused = HS_OVERRUN_NO_RWND;
+	else if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, busy_share))
+		refused = HS_BUSY_NO_RWND;
+	else if (pol->shared_no_rwnd && others->open && hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
+		refused = HS_SHARED_NO_RWND;
+	else if (pol->shared_no_rwnd && others->open)
+		hs_count(cc, HS_SHARED_QUIET_RWND);
+	if (refused)
+		hs_count(cc, refused);
+	return !refused;
+}
+
+/* The jump: cwnd and pacing from the entry, cut by its busy share and the room the
+ * peer's other flows leave, capped by the knobs; the window override if allowed. */
+static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
+					  const struct hs_config *cfg, const struct hs_policy *pol, const struct hs_path *p,
+					  const struct hs_recon_in *in, const struct hs_open_flows *others)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 max_cwnd = cfg->max_start_cwnd;
+	struct hs_jump j;
+	int cut;
+
+	/* Room: at most what the peer's other flows leave of the saved BDP. */
+	if (in->sibling_pkts) {
+		__u32 room = hs_room_pkts(in->saved_bdp_pkts, in->sibling_pkts);
+
+		if (room < max_cwnd)
+			max_cwnd = room;
 	}
-	/* jump_room: at most what the peer's other flows leave of the saved BDP
-	 * (Reconnaissance refused a jump beside hs_siblings_busy_pkts of theirs in flight). */
-	max_cwnd = in.sibling_pkts ? hs_room_pkts(in.saved_bdp_pkts, in.sibling_pkts) : cfg->max_start_cwnd;
-	if (max_cwnd > cfg->max_start_cwnd)
-		max_cwnd = cfg->max_start_cwnd;
-	/* jump_yield: cut by the entry's busy share (lib/resume.h). */
-	j = hs_yielded_jump(st->cached_Bps, in.saved_rtt_us, in.cur_rtt_us, tp->mss_cache, cfg->jump_pct,
-			    cfg->jump_yield ? busy_share : 0, min_saved_pkts, max_cwnd,
-			    (__u64)cfg->max_start_rate_mbps * 125000, &cut);
+	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
+			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, &cut);
 	if (cut)
 		hs_count(cc, HS_YIELDED_JUMPS);
 	hs_resume_jump(&st->resume, &j, tp->delivered);
-	hs_count(cc, HS_JUMPS);
-	st->outcome = HS_JUMPS;
 	tp->snd_cwnd = j.cwnd;
 	st->start_cwnd = j.cwnd;
 	hs_open_report(st, j.cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
 	sk->sk_pacing_rate = j.pacing_Bps;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
-	if (cap_pacing) {
+	if (pol->cap_pacing) {
 		st->saved_max_pacing = sk->sk_max_pacing_rate;
 		hs_set_max_pacing(sk, j.pacing_Bps);
 		st->capped = 1;
 	}
 	st->startup = 1;
-	st->rwnd_mode = cfg->rwnd_override;
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
-	if (st->rwnd_mode != HS_RWND_OFF && st->path_lossy && !cfg->rwnd_lossy) {
-		st->rwnd_mode = HS_RWND_OFF;
-		hs_count(cc, HS_LOSSY_NO_RWND);
-	}
-	if (st->rwnd_mode != HS_RWND_OFF && cfg->rwnd_overrun &&
-	    hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in.now_ns / 1000000000ULL))) {
-		st->rwnd_mode = HS_RWND_OFF;
-		hs_count(cc, HS_OVERRUN_NO_RWND);
-	}
-	/* Into a busy bottleneck the jump stays within the receiver's real window
-	 * (lib/resume.h). Beside a bbr client on one 100 Mbit/s, 50 ms bottleneck, s_bbr's
-	 * jumps met losses and receivers discarded 0.19-0.58 % of the segments in 5 of 12
-	 * runs; one such jump's handshake showed 3.4 ms of queue, so the handshake's
-	 * threshold is the lower one (half of hs_queue_seen's: 3.1 ms at 50 ms, 1 ms at
-	 * 10 ms). */
-	if (st->rwnd_mode != HS_RWND_OFF && !cfg->rwnd_busy &&
-	    hs_bottleneck_too_busy_for_override(in.cur_rtt_us, in.saved_rtt_us, busy_share)) {
-		st->rwnd_mode = HS_RWND_OFF;
-		hs_count(cc, HS_BUSY_NO_RWND);
-	}
-	/* ... and so does a jump while another flow to the peer is open: beside a bbr
-	 * client at 63 % load, the s_bbr flows whose receivers discarded jumped while a
-	 * sibling that had not jumped was still in its slow start, losing packets (2 of 8
-	 * seeds, 0.13 % of segments), or one that had jumped still sent at the saved rate.
-	 * quiet: only where one of the peer's flows lost a packet lately (lib/resume.h);
-	 * behind a deep buffer nothing is lost, and refusing there cost s_bbr up to 0.2x
-	 * of its gain on the 180 Mbit/s link (BENCHMARKS.md, Issue 11). */
-	if (st->rwnd_mode != HS_RWND_OFF && shared_no_rwnd && others.open) {
-		if (hs_shared_refuses_override(cfg->rwnd_shared, others.open, others.last_loss_ns, in.now_ns)) {
-			st->rwnd_mode = HS_RWND_OFF;
-			hs_count(cc, HS_SHARED_NO_RWND);
-		} else if (cfg->rwnd_shared == HS_RWND_SHARED_QUIET) {
-			hs_count(cc, HS_SHARED_QUIET_RWND);
-		}
-	}
-	if (st->rwnd_mode != HS_RWND_OFF)
-		hs_mark(sk, st, j.cwnd, cfg->rwnd_overrun);
-	return 1;
+	st->rwnd_mode = hs_override_allowed(cc, cfg, pol, p, in, others, p->busy_share) ? HS_RWND_ON : HS_RWND_OFF;
+	if (st->rwnd_mode == HS_RWND_ON)
+		hs_mark(sk, st, j.cwnd);
 }
 
-static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				    int cap_pacing, __u32 min_saved_pkts, int shared_no_rwnd)
+/* init: count the flow, then reconnaissance -> jump (mode on) or a note of what the
+ * jump would have been (shadow). Returns the outcome (HS_JUMPS on a jump). */
+static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
+				       const struct hs_config *cfg, const struct hs_policy *pol)
 {
-	int jumped = hs_decide(sk, cc, st, cfg, cap_pacing, min_saved_pkts, shared_no_rwnd);
+	struct hs_lab_config lab = hs_get_lab_config();
+	struct hs_open_flows others;
+	struct hs_recon_in in = {};
+	struct hs_path *p;
+	__u32 outcome;
 
+	hs_flow_key_of(sk, &st->key);
+	outcome = hs_gatekeep(sk, st, cfg);
+	if (outcome)
+		return outcome;
+	hs_open_enter(st, &others);
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	if (!p || !lab.startup)
+		return HS_MISSES;
+	hs_count(cc, HS_HITS);
+	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, &lab, pol, &others, &in);
+	if (outcome != HS_JUMPS) {
+		st->cached_Bps = 0;  /* the outcome names a rate only for a start made (or shadowed) */
+		return outcome;
+	}
+	if (cfg->mode == HS_MODE_SHADOW) {  /* a shadow start takes no lease: it sends nothing of the entry's */
+		st->shadow = 1;
+		return HS_SHADOW_WOULD_JUMP;
+	}
+	if (!hs_take_lease(st, p, &in))
+		return HS_REJECT_BUSY;
+	hs_apply_jump(sk, cc, st, cfg, pol, p, &in, &others);
+	return HS_JUMPS;
+}
+
+/* The start at init: decided, counted, logged. Returns 1 on a jump. */
+static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				    const struct hs_policy *pol)
+{
+	hs_count(cc, HS_FLOWS);
+	st->outcome = hs_decide(sk, cc, st, cfg, pol);
+	hs_count(cc, st->outcome);
 	hs_log(cc, st, 0);
-	return jumped;
+	return st->outcome == HS_JUMPS;
 }
 
 /* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
@@ -488,8 +480,6 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 	__u32 event, cwnd;
 
 	hs_end_pacing(sk, st);
-	if (st->rwnd_mode == HS_RWND_FIRST_ACK)
-		hs_unmark(sk, cc, st);
 	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
 	if (event != HS_RESUME_NONE)
 		hs_resume_over(sk, cc, st, event);
@@ -506,38 +496,29 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 		hs_resume_over(sk, cc, st, event);
 }
 
-/* The entry that led to a retreat: deleted, or its rate halved (knob retreat_entry);
- * kept where the receiver's overrun was the loss, or came before any (the rate test then
- * read the receiver): the path did not fail it (hs_take_overrun). */
-static __always_inline void hs_discredit_entry(struct hs_start *st, const struct hs_config *cfg)
+/* The entry that led to a retreat is deleted (RFC 9959 §4.5); kept where the
+ * receiver's overrun was the loss, or came before any (the rate test then read the
+ * receiver): the path did not fail it (hs_take_overrun). */
+static __always_inline void hs_discredit_entry(struct hs_start *st)
 {
-	struct hs_path *p;
-
 	if (st->overrun_first || (st->overrun_seen && !st->signalled))
 		return;
-	if (cfg->retreat_entry == HS_RETREAT_DECAY) {
-		p = bpf_map_lookup_elem(&hs_paths, &st->path);
-		if (p)
-			p->bw_bytes_per_s /= 2;
-	} else {
-		bpf_map_delete_elem(&hs_paths, &st->path);
-	}
+	bpf_map_delete_elem(&hs_paths, &st->path);
 }
 
 /* Validating's rate test (resume.h). On an overshoot: Safe Retreat at once, with
  * cwnd = ssthresh = what the path delivers per min RTT; returns 1. */
-static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-					 __u32 min_rtt_us, __u32 rtt_us)
+static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us, __u32 rtt_us)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 cwnd;
 
 	if (!hs_resume_rate_check(&st->resume, tp->tcp_mstamp, tp->delivered, tp->mss_cache, tp->srtt_us >> 3, min_rtt_us,
-				  rtt_us, cfg->rate_retreat_pct, &cwnd))
+				  rtt_us, HS_RATE_RETREAT_PCT, &cwnd))
 		return 0;
 	hs_resume_over(sk, cc, st, HS_RETREAT_RATE);
 	st->retreat_counted = 1;
-	hs_discredit_entry(st, cfg);
+	hs_discredit_entry(st);
 	tp->snd_cwnd = cwnd;
 	tp->snd_ssthresh = cwnd;
 	return 1;
@@ -545,23 +526,13 @@ static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, stru
 
 /* ssthresh asked (loss, ECN-CE, RTO) while Unvalidated or Validating: Safe Retreat.
  * Returns 1 with the retreat's ssthresh and PipeSize; the entry that led here is
- * deleted (or its rate halved, knob retreat_entry). The cause is counted by
- * hs_on_ca_state, which the kernel calls right after. */
-static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				      __u32 min_rtt_us, __u32 *ssthresh, __u32 *pipe)
+ * deleted. The cause is counted by hs_on_ca_state, which the kernel calls right after. */
+static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 *ssthresh, __u32 *pipe)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 cap;
 
-	/* retreat_on=queue: a loss with no queue in the smoothed RTT is random loss, not
-	 * the jump's overshoot (which the rate test and the queue would show): the kernel's
-	 * own response, and the entry stays. */
-	if (cfg->retreat_on == HS_RETREAT_ON_QUEUE && hs_resume_active(&st->resume) &&
-	    !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
-		hs_count(cc, HS_LOSS_NO_QUEUE);
-		return 0;
-	}
-	if (!hs_resume_retreat(&st->resume, cfg->retreat_beta_pct, tp->snd_nxt, tp->delivered, ssthresh, &cap))
+	if (!hs_resume_retreat(&st->resume, HS_RETREAT_BETA_PCT, tp->snd_nxt, tp->delivered, ssthresh, &cap))
 		return 0;
 	*pipe = st->resume.pipe_pkts;
 	if (st->startup) {  /* before the first ACK (an RTO): pacing off, no cwnd restored */
@@ -570,7 +541,7 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 	}
 	hs_unmark(sk, cc, st);
 	hs_release_lease(st);
-	hs_discredit_entry(st, cfg);
+	hs_discredit_entry(st);
 	if (tp->snd_cwnd > cap)
 		tp->snd_cwnd = cap;
 	return 1;
@@ -641,8 +612,8 @@ static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, st
 		hs_log(cc, st, 0);
 	}
 	if (new_state == TCP_CA_Loss && hs_resume_rto(&st->resume)) {
-		/* An RTO that no retreat answered (retreat_on=queue): the resume is over
-		 * all the same, with the kernel's response; the entry stays. */
+		/* An RTO that no retreat answered: the resume is over all the same, with
+		 * the kernel's response; the entry stays. */
 		if (st->startup) {
 			sk->sk_pacing_status = SK_PACING_NONE;
 			hs_end_pacing(sk, st);
@@ -670,19 +641,22 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
 /* Termination: store {bw, min RTT} for the peer unless the knobs or the rules say no.
  * short_flow_rule (S-BBR): a flow that acked fewer bytes than the cached BDP may
  * create an entry but not overwrite one. What is stored follows lib/store.h: capped,
- * raised at most store_max_raise_pct per flow, not lowered by more than an eighth by
- * a flow that lived in loss recovery (store_lossy_keep), nor below
- * store_confident_floor_pct of a confident one; a flow that sent no more than its jump
+ * raised at most HS_STORE_MAX_RAISE_PCT per flow, not lowered by more than an eighth by
+ * a flow that lived in loss recovery, nor below HS_CONFIDENT_FLOOR_PCT of a confident one; a flow that sent no more than its jump
  * leaves the entry as it was (hs_flow_only_jumped); a flow of an untrusted socket
  * stores nothing. An entry keeps its lease. */
-static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_config *cfg,
-				     const struct hs_start *st, __u64 bw, __u32 min_rtt_us, int short_flow_rule)
+static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_start *st, __u64 bw,
+				     __u32 min_rtt_us, int short_flow_rule)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
 	struct hs_path *old, entry = {};
 	struct hs_loss_mark mark;
 
-	if (st->untrusted)  /* counted at init; it neither reads nor writes the table */
+	/* untrusted: counted at init; it neither reads nor writes the table. No record
+	 * written yet: the controllers are the kernel's own. */
+	if (st->untrusted || cfg.version != HS_CONFIG_VERSION)
 		return;
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
 	 * estimate is one the flow would have been allowed to store. */
@@ -692,7 +666,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		hs_count(cc, HS_SHADOW_RATIO_0 + hs_shadow_bucket(st->cached_Bps, bw));
 	}
 
-	if (!cfg->store) {
+	if (!lab.store) {
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
@@ -701,7 +675,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		return;
 	}
 	old = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (old && (cfg->freeze ||
+	if (old && (lab.freeze ||
 		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_bytes_per_s, old->min_rtt_us)))) {
 		hs_count(cc, HS_SKIPPED);
 		return;
@@ -712,17 +686,16 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		return;
 	}
 	entry.bw_bytes_per_s = hs_rate_to_store(old ? old->bw_bytes_per_s : 0, bw,
-						cfg->store_lossy_keep && hs_flow_lossy(tp->total_retrans, tp->segs_out),
-						cfg->store_max_raise_pct, (__u64)cfg->store_cap_mbps * 125000);
+						hs_flow_lossy(tp->total_retrans, tp->segs_out),
+						HS_STORE_MAX_RAISE_PCT, (__u64)cfg.store_cap_mbps * 125000);
 	if (old) {
 		entry.bw_bytes_per_s = hs_confident_floor(old->bw_bytes_per_s, entry.bw_bytes_per_s, old->agreed,
-							  cfg->store_confident_floor_pct);
+							  HS_CONFIDENT_FLOOR_PCT);
 		entry.agreed = hs_agreed_after(old->agreed, old->bw_bytes_per_s, bw);
 	}
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
 	entry.busy_until_ns = old ? old->busy_until_ns : 0;
-	entry.resumers = old ? old->resumers : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.handshakes = old ? old->handshakes : 0;
 	entry.busy_share = old ? old->busy_share : 0;

@@ -99,21 +99,21 @@ static __always_inline void start_flow(struct sock *sk)
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct hs_hook_guard *g;
 	struct suss_flow *f;
-	struct hs_config cfg;
+	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
 
 	cubictcp_init(sk);
 	hs_count(HS_CC_SUSS, HS_SUSS_FLOWS);
 	g = bpf_sk_storage_get(&suss_guards, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (g)
 		hs_guard_init(g, ((struct inet_connection_sock *)sk)->icsk_ca_state, tp->high_seq);
-	cfg = hs_get_config();
-	if (!cfg.suss || cfg.mode != HS_MODE_ON)
+	if (!lab.suss || cfg.mode != HS_MODE_ON)
 		return;
 	f = bpf_sk_storage_get(&suss_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!f)
 		return;
 	__builtin_memset(f, 0, sizeof(*f));
-	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, cfg.suss_k_max);
+	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, lab.suss_k_max);
 	cubic_of(sk)->found = 1;  /* the kernel's HyStart waits while SUSS decides */
 }
 

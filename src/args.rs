@@ -211,6 +211,17 @@ pub enum LabCommand {
     },
     /// Delete lab namespaces left behind by runs that were killed.
     Clean,
+    /// Show or set the experiments' knobs (never an operator's: `headstart config`).
+    #[command(after_help = headstart::bpf::abi::lab_knobs_help())]
+    Knobs {
+        /// KEY=VALUE assignments; none: show them.
+        assignments: Vec<String>,
+        /// Put every lab knob back to its shipped value.
+        #[arg(long, conflicts_with = "assignments")]
+        reset: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]

@@ -294,6 +294,18 @@ fn lab(cmd: LabCommand) -> Result<()> {
             results(&calibrate::calibrate(calibrate::CalibrateArgs { rates, rtt, buffer, seconds, cc, trace }, &output(out))?)
         }
         LabCommand::Overhead { cc, bytes, reps, out } => results(&overhead::run_and_report(&cc, &bytes, reps, &output(out))?),
+        LabCommand::Knobs { assignments, reset, json } => {
+            sys::require_root()?;
+            let mut knobs = if reset { abi::LabKnobs::default() } else { bpf::read_lab_knobs()? };
+            for a in &assignments {
+                knobs.set(a)?;
+            }
+            if reset || !assignments.is_empty() {
+                bpf::write_lab_knobs(&knobs)?;
+            }
+            let report = status::KnobsReport(knobs.iter().map(|(k, v)| (k.name.to_string(), serde_json::Value::from(k.format(v)))).collect());
+            show(&report, json, |r| r.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(" ") + "\n")
+        }
         LabCommand::Clean => {
             sys::require_root()?;
             let swept = topology::sweep_leftovers()?;

@@ -323,8 +323,8 @@ mod tests {
 
     #[test]
     fn configs_are_validated_whole() {
-        let c = parse("controllers = [\"s_cubic\"]\ndefault_cc = \"s_cubic\"\ntable_size = 4096\ninterfaces = [\"eth0\"]\n[knobs]\nstartup = \"off\"\nmax_age_s = 600\nsuss = true\n").unwrap();
-        assert_eq!(c.knobs, ["max_age_s=600", "startup=off", "suss=on"]);
+        let c = parse("controllers = [\"s_cubic\"]\ndefault_cc = \"s_cubic\"\ntable_size = 4096\ninterfaces = [\"eth0\"]\n[knobs]\nmode = \"shadow\"\nmax_age_s = 600\nrwnd_override = true\n").unwrap();
+        assert_eq!(c.knobs, ["max_age_s=600", "mode=shadow", "rwnd_override=on"]);
         for (bad, why) in [
             ("controllers = [\"nope\"]", "unknown headstart controller"),
             ("controllers = [\"s_cubic\", \"s_cubic\"]", "twice"),
@@ -334,8 +334,9 @@ mod tests {
             ("interfaces = [\"a/b\"]", "interface"),
             ("state_dir = \"relative\"", "absolute"),
             ("[knobs]\nbogus = 1", "unknown knob"),
-            ("[knobs]\nbw_scale_pct = 0", "bw_scale_pct"),
-            ("[knobs]\nstartup = 1.5", "not a knob value"),
+            ("[knobs]\nmax_start_cwnd = 0", "max_start_cwnd"),
+            ("[knobs]\nbw_scale_pct = 50", "unknown knob"),
+            ("[knobs]\nmax_age_s = 1.5", "not a knob value"),
         ] {
             let err = format!("{:#}", parse(bad).unwrap_err());
             assert!(err.contains(why), "{bad}: expected '{why}' in '{err}'");

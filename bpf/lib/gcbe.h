@@ -12,7 +12,7 @@
  * The first ACK's bytes are left out (its send time is unknown), and so are the
  * bytes and the time of the longest gap, which is where a cwnd-limited sender sat
  * idle. The flow's estimate is the maximum of the last L = 5 cycles (eq. 8); the
- * controllers default to their median instead (gcbe_median, below).
+ * controllers store their median instead (gcbe_median, below).
  *
  * Differences from the paper, each for a stated reason:
  *  - At termination an unfinished cycle with at least 3 ACKs is also evaluated
@@ -24,7 +24,7 @@
  *    gap is removed is shorter than this gives no estimate. Measured in the lab,
  *    the two ACK intervals of a 4 KB flow, ~100 us each, came back compressed by
  *    tens of microseconds of receiver and sender processing: "estimates" of 1.5 to
- *    10 times the bottleneck (BENCHMARKS.md).
+ *    10 times the bottleneck (BENCHMARKS.md at 3c45a21).
  *  - ACK bursts (merge_us, a knob, 0 = none): over Wi-Fi (A-MPDU) and LTE, ACKs come
  *    back in bursts; an ACK's time then says when its burst was released, not when its
  *    data crossed the bottleneck. ACKs within merge_us of the first ACK of a burst are
@@ -34,7 +34,7 @@
  *    the arrival before the gap goes too, with its interval: the link went idle
  *    during it, so it holds less than its interval's worth (a partial burst).
  *    With no aggregation, merging ACKs a few tens of microseconds apart changes
- *    nothing but the grain. Measured in the lab with 4-16 ms aggregation: BENCHMARKS.md.
+ *    nothing but the grain. Measured in the lab with 4-16 ms aggregation: BENCHMARKS.md at 3c45a21.
  *    A burst longer than merge_us stays one arrival while its ACKs come within
  *    merge_us / 4 of each other, up to 4 x merge_us: a link that releases 16 ms of ACKs
  *    at once writes them out over a millisecond, and cut in two, the tail reads as an
@@ -50,7 +50,7 @@
  *    (plain ACK clocks and 1 ms radio frames are not a grid: a trace's deliveries then
  *    keep the estimator above) and its busy interior spans >= GCBE_ARRIVAL_MIN_US; its
  *    interior rate (never above the send rate) is kept beside its estimate.
- *    gcbe_aggregated_median gives their median. Measured: BENCHMARKS.md, Issue 12.
+ *    gcbe_aggregated_median gives their median. Measured: BENCHMARKS.md at 3c45a21, Issue 12.
  *  - A grid peak for paced senders (merge_us). BBR's STARTUP paces a smooth ramp: on a
  *    grid its releases track the pacing rate, no cycle saturates the link, and a 1 MB
  *    flow reaches the link's rate only in its last intervals. The fastest arrival on
@@ -385,9 +385,9 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
 }
 
 /* The median of the last L estimates (the lower middle for an even count). The
- * controllers store it by default instead of eq. 8's maximum: measured in the lab,
+ * controllers store it instead of eq. 8's maximum: measured in the lab,
  * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
- * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md). */
+ * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md at 3c45a21). */
 HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 mask)
 {
 	__u64 v[GCBE_SAMPLES];
@@ -436,31 +436,29 @@ HS_INLINE __u64 gcbe_saturated_median(const struct gcbe *g)
 /* The median interior rate of the last L cycles that were aggregated (merge_us), of a
  * paced sender only those that also saturated the bottleneck; 0 if none. Where ACKs
  * come in bursts of >= 8 ms, slow start's first rounds come back as one burst each and
- * the estimate above reads 15-25 % low (BENCHMARKS.md, Issue 12). */
+ * the estimate above reads 15-25 % low (BENCHMARKS.md at 3c45a21, Issue 12). */
 HS_INLINE __u64 gcbe_aggregated_median(const struct gcbe *g, int paced)
 {
 	return gcbe_median_of(g, g->interior_rate, paced ? g->aggregated & g->saturated : g->aggregated);
 }
 
 /* What a flow leaves at its end, from its ACKs read one by one (g) and as bursts
- * (bursts, merge_us 0: not run): g's median (median) or maximum (the paper) of the
- * last cycles, or of the saturated ones if that is higher (a paced sender's: of the
- * saturated ones only); where the bursts came on a grid, the higher of that and their
- * busy interiors' rate, and for a paced sender the grid peak. */
-HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int median, int paced)
+ * (bursts, merge_us 0: not run): g's median of the last cycles, or of the saturated
+ * ones if that is higher (a paced sender's: of the saturated ones only); where the
+ * bursts came on a grid, the higher of that and their busy interiors' rate, and for a
+ * paced sender the grid peak. */
+HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int paced)
 {
 	__u64 est, agg = 0;
 
 	gcbe_finish(g);
-	if (!median) {
-		est = gcbe_best(g);
-	} else if (paced) {
+	if (paced) {
 		est = gcbe_saturated_median(g);
 	} else {
 		/* A cycle that saturated the bottleneck read its rate; one that did not read
 		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,
 		 * the entry's. The lower median of that and the saturated cycle after it
-		 * lowered a 10 ms path's entry 1 % per warm 256 KB flow (BENCHMARKS.md). */
+		 * lowered a 10 ms path's entry 1 % per warm 256 KB flow (BENCHMARKS.md at 3c45a21). */
 		__u64 sat = gcbe_saturated_median(g);
 
 		est = gcbe_median(g);

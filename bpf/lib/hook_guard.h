@@ -1,7 +1,7 @@
 /* Missed hooks: the kernel sometimes moves a BPF congestion control's flow into
  * Recovery without running the controller's ssthresh and set_state programs.
  *
- * Measured on this kernel (6.18, BPF struct_ops; BENCHMARKS.md, Issue 12, "Missed
+ * Measured on this kernel (6.18, BPF struct_ops; BENCHMARKS.md at 3c45a21, Issue 12, "Missed
  * hooks"): about one loss episode in a few thousand enters Recovery with neither
  * program having run (a trace of every call in the programs themselves shows none
  * between the last Disorder and the ACK that finds Recovery), and ssthresh holds a

@@ -27,7 +27,7 @@
  *   quarter RTT) ──► Safe Retreat before any loss: cwnd = the delivered rate × min
  *        RTT, the queue the jump built drains instead of overflowing
  *
- * Differences from the RFC, each for a measured reason (BENCHMARKS.md, Issue 11):
+ * Differences from the RFC, each for a measured reason (BENCHMARKS.md at 3c45a21, Issue 11):
  *  1. TCP's handshake is the Reconnaissance round: the server has its RTT sample
  *     when the controller's init runs, so the jump follows the handshake instead of
  *     the acknowledgement of an IW (the papers' timing, one RTT earlier).
@@ -44,14 +44,14 @@
  *     PipeSize / 2 of a loss among the jump's first packets is 2-6 packets.
  *  5. The RFC saves nothing below 4 × IW; here every flow stores (the table's rules
  *     weigh it) and Reconnaissance refuses a jump from a saved BDP below
- *     min_saved_pkts (knob min_jump_pkts, s_cubic): a jump of 1-4 IW gains at most an
+ *     min_saved_pkts (HS_MIN_JUMP_PKTS, s_cubic; lib/tuned.h): a jump of 1-4 IW gains at most an
  *     RTT or two, and on the LTE traces s_cubic's jumps below 40 packets lost 8-17 %
- *     of cubic's throughput in every cell while larger ones gained (BENCHMARKS.md).
+ *     of cubic's throughput in every cell while larger ones gained (BENCHMARKS.md at 3c45a21).
  *  6. The RFC recommends jumping to half the saved window; here the jump is the whole
  *     of it (the papers'), cut towards half by the share of recent handshakes that
  *     found the bottleneck busy (hs_yielded_jump): three quarters on every path took
  *     an idle 50 ms path's Ω from 0.993 to 0.957, and whole jumps on every path slowed
- *     a cubic client beside them at 63 % load by a median 6 % (BENCHMARKS.md, Issue 11).
+ *     a cubic client beside them at 63 % load by a median 6 % (BENCHMARKS.md at 3c45a21, Issue 11).
  * Units: packets, microseconds, nanoseconds (clock), bytes per second. */
 #ifndef HS_RESUME_H
 #define HS_RESUME_H
@@ -68,7 +68,7 @@ enum hs_recon {
 	HS_RECON_RTT_LONGER,        /* cur RTT > saved × rtt_match */
 	HS_RECON_BUSY,              /* another flow is resuming from this entry */
 	HS_RECON_SMALL,             /* the saved BDP is below min_saved_pkts: no jump worth its risk */
-	HS_RECON_SIBLINGS,          /* the peer's other flows have hs_siblings_busy_pkts in flight (knob jump_room) */
+	HS_RECON_SIBLINGS,          /* the peer's other flows have hs_siblings_busy_pkts in flight (s_cubic's room rule) */
 };
 
 struct hs_recon_in {
@@ -79,27 +79,18 @@ struct hs_recon_in {
 	__u32 rtt_match;            /* factor, >= 1 */
 	__u64 saved_bdp_pkts;       /* the entry's rate × saved_rtt_us, in packets */
 	__u32 min_saved_pkts;       /* 0: any size */
-	__u32 sibling_pkts;         /* the peer's other flows' packets in flight, if jump_room applies (else 0) */
+	__u32 sibling_pkts;         /* the peer's other flows' packets in flight, if the room rule applies (else 0) */
 };
 
-/* Whether a controller jumps only while the peer's other open flows have fewer than
+/* s_cubic jumps only while the peer's other open flows have fewer than
  * hs_siblings_busy_pkts packets in flight, and then at most into what they leave of
- * the saved BDP (knob jump_room, enum hs_jump_room; a value this build does not
- * know: no). A jump beside them sums with their windows at the peer's bottleneck: beside
- * a cubic client at 63 % load (1 MB mean) the s_cubic flows started while their
- * client's own flows were open took 96-99 % of its buffer drops, and the cubic client's
- * mean FCT rose a median 11 %; siblings with packets in flight show a load the
- * handshake's busy sample misses. Measured and not kept: no jump beside any open flow
- * (+3.4 %, but small flows beside small ones lost their gain, 64 KB at 27 % load 1-2 %
- * faster against 24 %, and an idle keep-alive connection would count), and the jump
- * cut to the room the siblings' flight leaves (+17.9 %: the other client's flows, at
- * other addresses, are not in it). s_bbr's jumps beside its siblings kept bbr's
- * neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like
- * link, so the default is s_cubic's only (BENCHMARKS.md, Issue 11). */
-HS_INLINE int hs_room_rule(__u32 mode, int s_cubic)
-{
-	return mode == HS_JUMP_ROOM_ON || (mode == HS_JUMP_ROOM_S_CUBIC && s_cubic);
-}
+ * the saved BDP (struct hs_policy's room_rule). A jump beside them sums with their
+ * windows at the peer's bottleneck: beside a cubic client at 63 % load (1 MB mean)
+ * the s_cubic flows started while their client's own flows were open took 96-99 % of
+ * its buffer drops, and the cubic client's mean FCT rose a median 11 %; siblings with
+ * packets in flight show a load the handshake's busy sample misses. s_bbr's jumps
+ * beside its siblings kept bbr's neighbour within 5 %, and refusing them cost 0.2x of
+ * s_bbr's gain on the 5G-like link, so s_bbr has no room rule (RESULTS: neighbours). */
 
 /* The least room beside the siblings worth a jump, and the floor of the flight that
  * refuses one (hs_siblings_busy_pkts): min_saved_pkts, at least IW. */
@@ -112,7 +103,7 @@ HS_INLINE __u32 hs_room_min_pkts(__u32 min_saved_pkts)
  * hs_room_min_pkts. With min_jump_pkts (40) alone, siblings in loss recovery on the
  * 5G-like link at 0.1 % loss refused 42 % of s_cubic's jumps there (1.16x cubic, 1.33x
  * with the rule off); with the quarter 1.22x, and the cubic neighbour at 1 MB, 63 %
- * no worse (BENCHMARKS.md, Issue 11). */
+ * no worse (BENCHMARKS.md at 3c45a21, Issue 11). */
 HS_INLINE __u64 hs_siblings_busy_pkts(__u64 saved_bdp_pkts, __u32 min_saved_pkts)
 {
 	__u64 q = saved_bdp_pkts / 4, floor = hs_room_min_pkts(min_saved_pkts);
@@ -266,7 +257,7 @@ HS_INLINE __u32 hs_beta_pct(__u32 beta_pct)
  * of it after the same loss. PipeSize / 2 of a random loss among the jump's first
  * packets is 2-6 packets (T-Mobile trace, 1 % loss): slower than the kernel, not
  * safer. The jump's queue still drains: nothing new is sent until the flight falls
- * below the floor. Its effect on that trace was within the runs' spread (BENCHMARKS.md). */
+ * below the floor. Its effect on that trace was within the runs' spread (BENCHMARKS.md at 3c45a21). */
 HS_INLINE __u32 hs_kernel_floor(__u32 delivered_pkts, __u32 beta_pct)
 {
 	__u32 w = delivered_pkts < HS_INIT_CWND ? HS_INIT_CWND + delivered_pkts : 2 * HS_INIT_CWND;
@@ -289,7 +280,7 @@ HS_INLINE __u32 hs_retreat_ssthresh(__u32 pipe_pkts, __u32 beta_pct)
  * A retreat's end sets exit_ssthresh: the RFC's ssthresh = PipeSize × β where PipeSize
  * has gone on counting what the jump delivered during the retreat (pipe_pkts keeps
  * its value at the retreat, which is what the outcome reports). Measured
- * (BENCHMARKS.md, Issue 12): taken at the retreat instead, a random loss among the
+ * (BENCHMARKS.md at 3c45a21, Issue 12): taken at the retreat instead, a random loss among the
  * jump's first packets left PipeSize at 3-20 packets, ssthresh at 2-10, and the flow
  * in congestion avoidance from there: on the T-Mobile trace at 1 % loss those flows
  * took 1.5x cubic's time. */
@@ -360,11 +351,11 @@ HS_INLINE int hs_queue_rising(__u32 rtt_us, __u32 min_rtt_us)
 	return rtt_us > min_rtt_us + hs_queue_eta(min_rtt_us) / 2;
 }
 
-/* Jumps that yield to a busy bottleneck (knob jump_yield). A jump paced at the saved
+/* Jumps that yield to a busy bottleneck. A jump paced at the saved
  * rate fills the bottleneck by itself: every packet of another flow then waits, and a
  * Cubic flow starting beside it reads the queue as its own slow start's end (HyStart's
  * delay test, 6.25 ms at 50 ms) and leaves slow start at a few dozen packets. Measured
- * (BENCHMARKS.md, Issue 11): beside such jumps a cubic client's mean FCT rose by a
+ * (BENCHMARKS.md at 3c45a21, Issue 11): beside such jumps a cubic client's mean FCT rose by a
  * median 6.2 % (up to 9.3 %) at 63 % load, and its slowest flows had left slow start at
  * 22-49 packets where alone they reached 89-642. No single handshake warns of it: most harmful
  * jumps saw no queue in theirs. The entry keeps, over the handshakes of the flows
@@ -410,7 +401,7 @@ HS_INLINE __u32 hs_yielded_jump_pct(__u32 jump_pct, __u32 share)
 /* The jump cut by the busy share, but not below min_pkts (s_cubic's min_jump_pkts)
  * unless the whole jump is smaller: on the T-Mobile trace, whose handshakes nearly all
  * queue, jumps cut to 22-47 packets took s_cubic from 1.19x cubic's throughput to
- * 0.89x, as jumps that small did before min_jump_pkts (BENCHMARKS.md, Issue 11).
+ * 0.89x, as jumps that small did before min_jump_pkts (BENCHMARKS.md at 3c45a21, Issue 11).
  * *cut: 1 if the result is smaller than the whole jump. Arguments as hs_jump_size's. */
 HS_INLINE struct hs_jump hs_yielded_jump(__u64 bw_Bps, __u32 saved_rtt_us, __u32 cur_rtt_us, __u32 mss, __u32 jump_pct,
 					 __u32 share, __u32 min_pkts, __u32 max_cwnd, __u64 max_rate_Bps, int *cut)
@@ -426,43 +417,30 @@ HS_INLINE struct hs_jump hs_yielded_jump(__u64 bw_Bps, __u32 saved_rtt_us, __u32
 	return *cut ? y : whole;
 }
 
-/* The saved rate a jump takes when `others` resumers share it (concurrency split): an
- * equal share, counting at most HS_SPLIT_MAX others. */
-HS_INLINE __u64 hs_shared_rate_Bps(__u64 bw_Bps, __u32 others)
-{
-	if (others > HS_SPLIT_MAX)
-		others = HS_SPLIT_MAX;
-	return bw_Bps / ((__u64)others + 1);
-}
-
-/* The window override is refused into a busy bottleneck (knob rwnd_busy off): a jump
+/* The window override is refused into a busy bottleneck: a jump
  * there is likely to overflow the buffer, and a hole in a jump sent past the receiver's
  * real window makes it discard all that lies beyond. Busy is this handshake's RTT
  * showing a rising queue (hs_queue_rising), or a smaller one (hs_bottleneck_busy) at an
  * entry whose handshakes found the bottleneck queueing in at least half of them. Beside
  * a bbr client at 63 % load, the jump whose hole made receivers discard 94-115 segments
  * had such a handshake (1.6-3.1 ms over the min at 50 ms) at such an entry
- * (BENCHMARKS.md, Issue 11). A small queue alone is often a link's own scheduling
+ * (BENCHMARKS.md at 3c45a21, Issue 11). A small queue alone is often a link's own scheduling
  * delay (LTE), and a busy share alone would refuse the override after a clean handshake. */
 HS_INLINE int hs_bottleneck_too_busy_for_override(__u32 rtt_us, __u32 min_rtt_us, __u32 busy_share)
 {
 	return hs_queue_rising(rtt_us, min_rtt_us) || (busy_share >= HS_BUSY_SHARE_ONE / 2 && hs_bottleneck_busy(rtt_us, min_rtt_us));
 }
 
-/* The window override for a jump made while other flows to the peer are open, which
- * share its bottleneck (knob rwnd_shared, enum hs_rwnd_shared): 1 to refuse it. off
- * (or a value this build does not know) refuses, on gives; quiet refuses only if one
- * of the peer's flows lost a packet within HS_QUIET_NS of now: a buffer that overflowed
- * lately, where a jump beside others is likely to lose one too. A loss stamped after
- * `now` was read is recent. Whether the open flows themselves had lost was too late a
- * sign: beside a bbr client two of 16 seeds discarded, each from a jump beside a sibling
- * that lost only after it (BENCHMARKS.md, Issue 11). */
-HS_INLINE int hs_shared_refuses_override(__u32 mode, __u32 others_open, __u64 last_loss_ns, __u64 now_ns)
+/* s_bbr's window override for a jump made while other flows to the peer are open,
+ * which share its bottleneck: 1 to refuse it, when one of the peer's flows lost a
+ * packet within HS_QUIET_NS of now (a buffer that overflowed lately, where a jump
+ * beside others is likely to lose one too). A loss stamped after `now` was read is
+ * recent. Refusing beside any open sibling cost s_bbr up to 0.2x of its gain behind a
+ * deep buffer, where nothing is lost; whether the open flows themselves had lost was
+ * too late a sign: beside a bbr client two of 16 seeds discarded, each from a jump
+ * beside a sibling that lost only after it (RESULTS: neighbours). */
+HS_INLINE int hs_shared_refuses_override(__u64 last_loss_ns, __u64 now_ns)
 {
-	if (!others_open || mode == HS_RWND_SHARED_ON)
-		return 0;
-	if (mode != HS_RWND_SHARED_QUIET)
-		return 1;
 	return last_loss_ns && now_ns < last_loss_ns + HS_QUIET_NS;
 }
 
@@ -510,7 +488,7 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
 }
 
 /* After a jump the path carried at full rate, the cached BDP may still be low: s_cubic
- * (after_jump = probe) keeps growing, by growth_pct % of what each ACK acknowledges
+ * keeps growing, by growth_pct % of what each ACK acknowledges
  * (25: 1.25× per RTT, HyStart++'s conservative slow start), until the RTT shows a
  * queue (hs_queue_seen), then gives up a share of that queue (probe_drain_pct,
  * hs_drained_cwnd) and leaves the rest to congestion avoidance. The kernel's HyStart is
@@ -523,7 +501,7 @@ HS_INLINE int hs_resume_rate_check(struct hs_resume *r, __u64 now_us, __u32 deli
  *    grows as slow start does (one packet per packet acked). A low entry (a path
  *    measured in loss recovery, a trace whose rate varies) otherwise left the flow
  *    at 1.25× per RTT where Cubic doubled: on the T-Mobile trace at 1 % loss the
- *    validated resumes took 1.5× cubic's time (BENCHMARKS.md, Issue 12);
+ *    validated resumes took 1.5× cubic's time (BENCHMARKS.md at 3c45a21, Issue 12);
  *  - the queue is read from the smallest RTT of each block of HS_PROBE_RTT_SAMPLES
  *    consecutive samples, not from any one sample: over LTE and Wi-Fi single ACKs
  *    come back late by tens of milliseconds (scheduling, aggregation) with no queue
@@ -558,7 +536,7 @@ HS_INLINE int hs_probe_may_grow(__u32 cwnd, __u32 max_packets_out)
 /* The probe over rounds: it begins at growth_pct; once two whole rounds passed with
  * no queue in the RTT (the first round's own overshoot shows only in the
  * second), the cached BDP was low and the growth doubles, to at most
- * HS_PROBE_MAX_GROWTH_PCT, until the queue shows. Measured (BENCHMARKS.md, Issue 11):
+ * HS_PROBE_MAX_GROWTH_PCT, until the queue shows. Measured (BENCHMARKS.md at 3c45a21, Issue 11):
  * a constant 25 % left a 20 % entry 8 % slower than cubic; a constant 50 % queued
  * 3.6 ms above cubic behind a right entry; doubling on to slow start's 100 %
  * overshot (14 retransmissions per flow behind a 20 % entry, none for cubic). */
@@ -573,38 +551,16 @@ struct hs_probe {
 	__u8 clear_rounds;          /* rounds ended without a queue */
 	__u8 block_samples;         /* RTT samples in the block */
 	__u8 rounds_before;         /* rounds of ACKs the flow had before the probe began */
-	__u8 handover_rounds;       /* clear rounds after which slow start may take over (0: never) */
-	__u32 round_start_delivered; /* probe_then_slow_start: packets delivered when the round began */
-	__u64 round_start_us;       /* ... and when */
-	__u32 prev_round_delivered; /* the previous round's packets delivered ... */
-	__u32 prev_round_us;        /* ... and its length */
 	__u32 floor_cap;            /* the jump's window, if the jump did not all go out: no slow-start floor above it (0: none) */
 	__u32 drain_seq;            /* snd_nxt when the probe drained (hs_probe_drained) */
 	__u32 drain_peak;           /* cwnd before the drain; 0 once a congestion signal came */
 };
 
-/* after_jump(_lossy) = probe_then_slow_start: the probe, and from the end of its second
- * round on, the kernel's slow start and HyStart once a round shows the path had room:
- * no queue in its RTTs, and its packets delivered at HS_PROBE_HANDOVER_GAIN_PCT % or
- * more of the previous round's rate. Each round sends 1.25x the last (the probe's
- * growth), so a path with room delivers the next round 1.25x as fast, and a full one
- * (a right entry) as fast as before, with a queue. Not before the second round: the
- * first round's growth shows only in the second round's ACKs. The rate, not only the
- * RTT: at 10 ms a 1.25x overshoot of a 0.5-BDP buffer queues 2.5 ms, near the 2 ms
- * threshold, and a handover on "no queue seen" overflowed it (443 retransmissions
- * against cubic's 145). A low entry (on a lossy path, GCBE read in loss recovery)
- * then doubles per RTT as cubic's slow start would, instead of at most 1.5x, which
- * random loss soon ends (T-Mobile trace, 1 %). Slow start straight after the jump
- * overflowed a 0.5-BDP buffer at 10 Mbit/s: it doubled a right entry's BDP before any
- * RTT could show the queue, and the kernel's HyStart cannot end it (its ACK-train test,
- * gaps up to 2 ms, breaks on delayed ACKs at 2.4 ms; its delay test reads the round's
- * first 8 samples, which see the queue only a round later). Not a default: after a
- * low entry the kernel's slow start from the handover overflowed a 1-BDP buffer at
- * 100 Mbit/s, 50 ms (20 % entry: 1,025 retransmissions vs cubic's 62; with 0.1 % loss
- * 343 vs 13), which the probe does not (BENCHMARKS.md, Issue 12). */
-#define HS_PROBE_HANDOVER_ROUNDS 2
-#define HS_PROBE_HANDOVER_GAIN_PCT 112
-enum hs_probe_event { HS_PROBE_GOING = 0, HS_PROBE_QUEUE = 1, HS_PROBE_CLEAR = 2 };
+/* Measured and not kept: slow start handed back once a probe round showed room
+ * (no queue, 1.12x the previous round's rate); after a low entry the kernel's slow
+ * start from the handover overflowed a 1-BDP buffer at 100 Mbit/s, 50 ms (20 % entry:
+ * 1,025 retransmissions vs cubic's 62), which the probe does not (RESULTS: after a jump). */
+enum hs_probe_event { HS_PROBE_GOING = 0, HS_PROBE_QUEUE = 1 };
 
 /* rounds_before: 0 when the probe follows the jump's first ACK; more when it begins
  * later (after a rate test's retreat), so that slow start from IW, the floor, is
@@ -637,30 +593,6 @@ HS_INLINE __u32 hs_probe_growth(const struct hs_probe *p, __u32 cwnd)
 	return p->growth_pct;
 }
 
-HS_INLINE void hs_probe_then_slow_start(struct hs_probe *p, __u64 now_us, __u32 delivered)
-{
-	p->handover_rounds = HS_PROBE_HANDOVER_ROUNDS;
-	p->round_start_us = now_us;
-	p->round_start_delivered = delivered;
-}
-
-/* At a round's end (probe_then_slow_start): whether this round delivered at
- * HS_PROBE_HANDOVER_GAIN_PCT % of the previous round's rate or more; the round becomes
- * the previous one. */
-HS_INLINE int hs_probe_round_had_room(struct hs_probe *p, __u64 now_us, __u32 delivered)
-{
-	__u32 pkts = delivered - p->round_start_delivered;
-	__u64 us = now_us - p->round_start_us;
-	int room = p->prev_round_us && p->prev_round_delivered && us &&
-		   (__u64)pkts * p->prev_round_us * 100 >= (__u64)p->prev_round_delivered * us * HS_PROBE_HANDOVER_GAIN_PCT;
-
-	p->prev_round_delivered = pkts;
-	p->prev_round_us = us > 0xffffffffULL ? 0xffffffffU : (__u32)us;
-	p->round_start_us = now_us;
-	p->round_start_delivered = delivered;
-	return room;
-}
-
 /* Whether the block of RTT samples gathered so far shows a queue; if so the probe is
  * over, with that block's smallest RTT in queue_rtt_us. */
 HS_INLINE int hs_probe_block_ends_it(struct hs_probe *p, __u32 min_rtt_us)
@@ -673,14 +605,9 @@ HS_INLINE int hs_probe_block_ends_it(struct hs_probe *p, __u32 min_rtt_us)
 }
 
 /* Every ACK while probing: HS_PROBE_QUEUE if the RTT shows a queue (the probe is over;
- * the RTT that showed it is in queue_rtt_us), HS_PROBE_CLEAR if slow start takes over
- * (probe_then_slow_start; the probe is over). rtt_us 0: no sample on this ACK;
- * now_us and delivered (packets) time the rounds for the handover. */
-HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt,
-			      __u64 now_us, __u32 delivered)
+ * the RTT that showed it is in queue_rtt_us). rtt_us 0: no sample on this ACK. */
+HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us, __u32 snd_una, __u32 snd_nxt)
 {
-	int room;
-
 	if (!p->active)
 		return HS_PROBE_GOING;
 	if (rtt_us) {
@@ -696,15 +623,6 @@ HS_INLINE int hs_probe_on_ack(struct hs_probe *p, __u32 rtt_us, __u32 min_rtt_us
 		p->round_end_seq = snd_nxt;
 		if (p->clear_rounds < 255)
 			p->clear_rounds++;
-		room = p->handover_rounds && hs_probe_round_had_room(p, now_us, delivered);
-		if (room && p->clear_rounds >= p->handover_rounds) {
-			/* The round's last samples carry the most of its queue: half a
-			 * block of them is heard before slow start is let loose. */
-			if (p->block_samples >= HS_PROBE_RTT_SAMPLES / 2 && hs_probe_block_ends_it(p, min_rtt_us))
-				return HS_PROBE_QUEUE;
-			p->active = 0;
-			return HS_PROBE_CLEAR;
-		}
 		if (p->clear_rounds >= 2 && p->growth_pct < HS_PROBE_MAX_GROWTH_PCT)
 			p->growth_pct = p->growth_pct * 2 > HS_PROBE_MAX_GROWTH_PCT ? HS_PROBE_MAX_GROWTH_PCT : p->growth_pct * 2;
 	}
@@ -783,12 +701,12 @@ HS_INLINE __u32 hs_rate_pipe(__u32 delivered, __u32 interval_us, __u32 min_rtt_u
 	return pipe > 0xffffffffULL ? 0xffffffffU : (__u32)pipe;
 }
 
-/* knob probe_loss_floor: the ssthresh the kernel's slow start from IW would keep after
+/* The loss floor: the ssthresh the kernel's slow start from IW would keep after
  * a loss that came with `delivered_pkts` packets delivered (cwnd IW + delivered, no
  * earlier loss), times beta. A random loss strikes after a number of packets, not
  * RTTs; from a low jump the probe grows 0.25-0.5 per packet delivered where slow start
  * grows 1, so the first loss found s_cubic's window far below cubic's under the same
- * losses (20 % entry, 0.1 % loss: ssthresh 76 against cubic's 353; BENCHMARKS.md). */
+ * losses (20 % entry, 0.1 % loss: ssthresh 76 against cubic's 353; BENCHMARKS.md at 3c45a21). */
 #define HS_CUBIC_BETA_PCT 70      /* the kernel Cubic's beta, 717/1024 */
 HS_INLINE __u32 hs_random_loss_floor(__u32 delivered_pkts, __u32 beta_pct)
 {
@@ -810,7 +728,7 @@ HS_INLINE int hs_resume_holds_growth(const struct hs_resume *r)
  * acknowledged is for a retreat that recovers with SACK; after an RTO that lost the
  * jump's tail without SACK (a receiver that discarded it beyond its window) cwnd stayed
  * at one packet and the tail went out one packet per RTT: a 1 MB flow took 19 s
- * against cubic's 0.4 s (BENCHMARKS.md, Issue 11). A resume still Unvalidated or
+ * against cubic's 0.4 s (BENCHMARKS.md at 3c45a21, Issue 11). A resume still Unvalidated or
  * Validating ends too (retreat_on=queue answers a loss or an RTO with no queue as the
  * kernel would, without a retreat): returns 1 then, for the caller to count. */
 HS_INLINE int hs_resume_rto(struct hs_resume *r)

@@ -12,7 +12,7 @@
  * override for the rest of the flow: from then on its own window rules, as for the
  * kernel's controllers. A receiver that keeps up holds a few segments unread at most,
  * far above that line. What the jump sent before the first ACK cannot be taken back:
- * with a 30 ms stall this cut the discards by only 14-17 % (BENCHMARKS.md, Issue 11).
+ * with a 30 ms stall this cut the discards by only 14-17 % (BENCHMARKS.md at 3c45a21, Issue 11).
  *
  * The discards themselves show on the wire: a Linux receiver answers each segment it
  * drops beyond its window with a duplicate ACK, and with no data held out of order

@@ -87,18 +87,4 @@ HS_INLINE __u32 hs_bbr_bw_from_Bps(__u64 bw_Bps, __u32 mss)
 	return units > ~0U ? ~0U : (__u32)units;
 }
 
-/* BBR leaves STARTUP after 3 round starts in a row without 25 % growth over its
- * plateau (full_bw). Crediting the cached bandwidth as that plateau, with this many
- * rounds already counted, makes STARTUP end `rtts` RTTs after the first ACK (whose
- * rate sample is itself a round start) unless this flow sees 25 % more than the cache.
- * rtts = 0: no credit (returns 0, like BBR's own init). */
-#define HS_BBR_FULL_BW_ROUNDS 3
-
-HS_INLINE __u32 hs_bbr_plateau_credit(__u32 rtts)
-{
-	if (rtts == 0 || rtts >= HS_BBR_FULL_BW_ROUNDS)
-		return 0;
-	return HS_BBR_FULL_BW_ROUNDS - 1 - rtts;
-}
-
 #endif

@@ -144,6 +144,26 @@ pub struct Counter {
 
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
+/// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
+pub const COUNTERS_VERSION: u64 = 2;
+/// The slot that holds it.
+pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
+
+/// The counter layouts of earlier releases, by version: each controller's counter
+/// names in slot order (None: as today). Version 1 had no version slot.
+pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
+    1,
+    &[
+        "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
+        "reject_busy", "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate", "loss_no_queue",
+        "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
+        "shadow_ratio_lt_0.91", "shadow_ratio_le_1.1", "shadow_ratio_le_1.25", "shadow_ratio_le_2", "shadow_ratio_le_4",
+        "shadow_ratio_gt_4", "shared_jumps", "lossy_no_rwnd", "probe_queue_exits", "probe_handovers", "hooks_missed", "reject_small",
+        "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
+        "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
+        "overrun_no_rwnd",
+    ],
+)];
 
 macro_rules! counters {
     ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
@@ -157,15 +177,15 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_rtt_longer" = "HS_REJECT_RTT_LONGER", "reject_busy" = "HS_REJECT_BUSY",
     "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
     "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
-    "retreat_rate" = "HS_RETREAT_RATE", "loss_no_queue" = "HS_LOSS_NO_QUEUE",
+    "retreat_rate" = "HS_RETREAT_RATE",
     "off" = "HS_OFF", "shadow_would_jump" = "HS_SHADOW_WOULD_JUMP", "shadow_scored" = "HS_SHADOW_SCORED",
     "shadow_ratio_lt_0.25" = "HS_SHADOW_RATIO_0", "shadow_ratio_lt_0.5" = "HS_SHADOW_RATIO_0 + 1",
     "shadow_ratio_lt_0.8" = "HS_SHADOW_RATIO_0 + 2", "shadow_ratio_lt_0.91" = "HS_SHADOW_RATIO_0 + 3",
     "shadow_ratio_le_1.1" = "HS_SHADOW_RATIO_0 + 4", "shadow_ratio_le_1.25" = "HS_SHADOW_RATIO_0 + 5",
     "shadow_ratio_le_2" = "HS_SHADOW_RATIO_0 + 6", "shadow_ratio_le_4" = "HS_SHADOW_RATIO_0 + 7",
-    "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8", "shared_jumps" = "HS_SHARED_JUMPS",
+    "shadow_ratio_gt_4" = "HS_SHADOW_RATIO_0 + 8",
     "lossy_no_rwnd" = "HS_LOSSY_NO_RWND", "probe_queue_exits" = "HS_PROBE_QUEUE_EXITS",
-    "probe_handovers" = "HS_PROBE_HANDOVERS", "hooks_missed" = "HS_HOOKS_MISSED",
+    "hooks_missed" = "HS_HOOKS_MISSED",
     "reject_small" = "HS_REJECT_SMALL", "rwnd_receiver_behind" = "HS_RWND_RECEIVER_BEHIND",
     "store_jump_only" = "HS_STORE_JUMP_ONLY", "no_queue_overflows" = "HS_NO_QUEUE_OVERFLOWS",
     "probe_drain_answered" = "HS_PROBE_DRAIN_ANSWERED", "untrusted" = "HS_UNTRUSTED",
@@ -207,7 +227,8 @@ pub const CONTROLLER_ABI: &[ControllerAbi] = &[
 ];
 
 // ---------------------------------------------------------------------------------
-// Knobs: struct hs_config is `written` followed by one u32 per knob, in this order.
+// Knobs: struct hs_config (the operator's) and struct hs_lab_config (experiments'),
+// each a version word followed by one u32 per knob, in table order.
 
 /// How a knob's value is written and read.
 pub enum KnobKind {
@@ -229,259 +250,107 @@ pub struct Knob {
 const ON: u32 = 1;
 const OFF: u32 = 0;
 
-/// Every knob: the one place its kind, range, default and documentation live. The
-/// C field of the same name in struct hs_config holds it (checked by the layout test).
-/// enum hs_after_jump: what follows a jump (knobs after_jump and after_jump_lossy).
-const AFTER_JUMP: &[(&str, u32)] = &[("slow_start", 0), ("hold", 1), ("probe", 2), ("probe_then_slow_start", 3)];
-/// enum hs_rwnd_shared (knob rwnd_shared): off and on keep the values of the switch it was.
-const RWND_SHARED: &[(&str, u32)] = &[("off", 0), ("on", 1), ("quiet", 2)];
-/// enum hs_concurrency (knob concurrency).
-const CONCURRENCY: &[(&str, u32)] = &[("lease", 0), ("split", 1)];
-/// enum hs_jump_room (knob jump_room).
-const JUMP_ROOM: &[(&str, u32)] = &[("off", 0), ("s_cubic", 1), ("on", 2)];
-
+/// The operator's knobs: the one place each one's kind, range, default and one-line
+/// doc live. The C field of the same name in struct hs_config holds it (checked by the
+/// layout test). Every other choice is decided (bpf/lib/tuned.h, RESULTS.md).
 pub const KNOBS: &[Knob] = &[
-    Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (s_cubic, s_bbr)" },
-    Knob { name: "store", kind: KnobKind::Switch, default: ON, doc: "store each flow's estimate at its end" },
-    Knob { name: "freeze", kind: KnobKind::Switch, default: OFF, doc: "never overwrite an entry (the paper's S-Cubic*)" },
-    Knob {
-        name: "bw_scale_pct",
-        kind: KnobKind::Number { min: 1, max: 1000, unit: "%" },
-        default: 100,
-        doc: "cached bandwidth x pct/100 at the start: the estimation-error experiment",
-    },
-    Knob {
-        name: "rwnd_override",
-        kind: KnobKind::Choice(&[("off", 0), ("on", 1), ("resume", 2)]),
-        default: 2,
-        doc: "open the receiver's window as far as a jump needs: on = until the first data ACK, resume = until the jump is validated or the first sign of loss",
-    },
-    Knob {
-        name: "max_age_s",
-        kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" },
-        default: 3600,
-        doc: "Reconnaissance: older entries are deleted, not used (0 = any age; 3600 is Chromium's limit for resumption data)",
-    },
-    Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
-    Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
-    Knob { name: "gcbe_median", kind: KnobKind::Switch, default: ON, doc: "store the median of the last 5 GCBE estimates; off = their max (eq. 8)" },
-    Knob {
-        name: "after_jump",
-        kind: KnobKind::Choice(AFTER_JUMP),
-        default: 2,
-        doc: "s_cubic after a jump: slow start goes on (the paper), holds at the jump's window, probes (1.25x, then 1.5x per RTT, never slower than slow start from IW) until the smallest of 8 consecutive RTT samples shows a queue, or probes and, from its second round on, lets slow start go on once a round shows no queue and came back at least 1.12x as fast as the round before (probe_then_slow_start)",
-    },
-    Knob {
-        name: "gcbe_min_span_us",
-        kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "us" },
-        default: 1000,
-        doc: "GCBE's noise floor: shorter cycles say nothing (0 = the paper)",
-    },
-    Knob {
-        name: "bbr_plateau_rtts",
-        kind: KnobKind::Number { min: 0, max: 2, unit: "RTTs" },
-        default: 0,
-        doc: "s_bbr: once a jump is validated, the rate measured so far counts as STARTUP's plateau; STARTUP ends this many rounds later unless it grows 25 % (0 = off)",
-    },
-    Knob {
-        name: "max_start_cwnd",
-        kind: KnobKind::Number { min: 10, max: 1_000_000, unit: "packets" },
-        default: 1000,
-        doc: "cap on a jump's window (Careful Resume's max_jump)",
-    },
-    Knob {
-        name: "max_start_rate_mbps",
-        kind: KnobKind::Number { min: 1, max: 1_000_000, unit: "Mbit/s" },
-        default: 1000,
-        doc: "cap on a jump's pacing rate (the window shrinks to what it sends in one RTT)",
-    },
-    Knob { name: "jump_pct", kind: KnobKind::Number { min: 1, max: 100, unit: "%" }, default: 100, doc: "share of the cached BDP a flow jumps to (the RFC: at most 50; the papers: 100)" },
-    Knob {
-        name: "rtt_match",
-        kind: KnobKind::Number { min: 1, max: 100, unit: "x" },
-        default: 2,
-        doc: "no jump unless the handshake RTT is within [saved / f, saved x f]",
-    },
-    Knob {
-        name: "retreat_beta_pct",
-        kind: KnobKind::Number { min: 10, max: 100, unit: "%" },
-        default: 70,
-        doc: "Safe Retreat: ssthresh = PipeSize x beta (RFC 9959: 50..100; 70 is Cubic's own decrease)",
-    },
-    Knob {
-        name: "retreat_entry",
-        kind: KnobKind::Choice(&[("delete", 0), ("decay", 1)]),
-        default: 0,
-        doc: "Safe Retreat: delete the entry that led to it, or halve its rate",
-    },
-    Knob {
-        name: "rate_retreat_pct",
-        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
-        default: 75,
-        doc: "Safe Retreat when the jump is delivered below this share of its pacing rate (0 = off)",
-    },
-    Knob {
-        name: "rtt_scale_pct",
-        kind: KnobKind::Number { min: 10, max: 2000, unit: "%" },
-        default: 100,
-        doc: "cached min RTT x pct/100 at the start: the RTT-mismatch experiment",
-    },
-    Knob {
-        name: "probe_growth_pct",
-        kind: KnobKind::Number { min: 1, max: 50, unit: "%" },
-        default: 25,
-        doc: "after_jump = probe: cwnd first grows by this share of each ACK (25: 1.25x per RTT; doubling to 50 after two rounds without a queue)",
-    },
-    Knob {
-        name: "store_max_raise_pct",
-        kind: KnobKind::Number { min: 0, max: 1000, unit: "%" },
-        default: 200,
-        doc: "one flow raises an entry to at most this share of it (0 = unbounded)",
-    },
-    Knob {
-        name: "store_cap_mbps",
-        kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "Mbit/s" },
-        default: 10_000,
-        doc: "no entry above this rate (0 = no cap); set it to the server's link speed",
-    },
-    Knob {
-        name: "store_lossy_keep",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "a flow that retransmitted over 1 % lowers a higher entry by at most 1/8",
-    },
-    Knob {
-        name: "retreat_on",
-        kind: KnobKind::Choice(&[("any_loss", 0), ("queue", 1)]),
-        default: 0,
-        doc: "Safe Retreat on any loss while resuming (the RFC), or only when the RTT shows a queue",
-    },
     Knob {
         name: "mode",
         kind: KnobKind::Choice(&[("on", 0), ("off", 1), ("shadow", 2)]),
         default: 0,
-        doc: "on; off (`headstart off`): no jump, no SUSS acceleration, every flow the kernel's Cubic/BBR; shadow: look up, record what a start would have done and its error, start as the kernel",
+        doc: "on; off: every flow is the kernel's Cubic/BBR (entries still stored); shadow: record what a start would have done, start as the kernel",
     },
-    Knob {
-        name: "gcbe_merge_us",
-        kind: KnobKind::Number { min: 0, max: 100_000, unit: "us" },
-        default: 0,
-        doc: "GCBE: ACKs within this of a burst's first (or within a quarter of it of the one before, up to 4x it) are one arrival (ACK aggregation over Wi-Fi/LTE; 0 = off)",
-    },
-    Knob {
-        name: "concurrency",
-        kind: KnobKind::Choice(CONCURRENCY),
-        default: 0,
-        doc: "flows to one peer resuming at once: lease = one at a time, the others start as the kernel (counted reject_busy); split = all, the saved rate split among those resuming (counted shared_jumps)",
-    },
-    Knob {
-        name: "s_bbr_gcbe",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "s_bbr stores the higher of BBR's estimate and GCBE's (BBR's alone reads low after a flow that ends in STARTUP); off = BBR's (the paper)",
-    },
-    Knob {
-        name: "rwnd_lossy",
-        kind: KnobKind::Switch,
-        default: OFF,
-        doc: "open the receiver's window also for jumps to paths marked lossy (a loss with no queue): a hole in the jump makes the receiver discard what lies past its real window; off = such jumps stay within it",
-    },
-    Knob {
-        name: "store_confident_floor_pct",
-        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
-        default: 50,
-        doc: "an entry that 3 flows in a row agreed on (within 25 %) is lowered by one flow to no less than this % of it (0 = no floor)",
-    },
-    Knob {
-        name: "after_rate_retreat",
-        kind: KnobKind::Choice(&[("avoid", 0), ("probe", 1), ("slow_start", 2)]),
-        default: 1,
-        doc: "s_cubic once a rate test's retreat is over: congestion avoidance from the delivered rate x min RTT, the probe from there (after a dip of a varying link the flow grows back), or the kernel's slow start and HyStart from there (overshoots a 1-BDP buffer)",
-    },
-    Knob {
-        name: "probe_drain_pct",
-        kind: KnobKind::Number { min: 0, max: 100, unit: "%" },
-        default: 50,
-        doc: "after_jump = probe: when the RTT shows a queue, cwnd gives up this share of it (the queue: cwnd less the lower of cwnd x min RTT / RTT and delivery rate x min RTT, the latter not below the jump; 100 with the RTT alone, on varying links, read from the RTT's swings, left flows below cubic's window; 0: none, which overflows shallow buffers)",
-    },
-    Knob {
-        name: "after_jump_lossy",
-        kind: KnobKind::Choice(AFTER_JUMP),
-        default: 2,
-        doc: "s_cubic after a jump to a path marked lossy (a loss with no queue): as after_jump; slow_start at once overflows a shallow buffer (0.5 BDP: 5x cubic's retransmissions), and probe_then_slow_start, after a low entry, a 1-BDP one (20 % entry, 0.1 % loss: 343 retransmissions vs cubic's 13)",
-    },
-    Knob {
-        name: "probe_loss_floor",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "s_cubic: the flow's first loss while probing after a jump, with no queue in the RTT, leaves ssthresh no lower than the kernel's slow start from IW would after the same packets (beta x (IW + delivered)): from a low jump the probe grows less per packet than slow start, and random loss then left it in congestion avoidance far below cubic (20 % entry, 0.1 % loss, paired: jumped flows 1.13x cubic's FCT off, 0.99x on)",
-    },
-    Knob {
-        name: "min_jump_pkts",
-        kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "packets" },
-        default: 40,
-        doc: "s_cubic: no jump from a saved BDP below this many packets (reject_small; RFC 9959 saves nothing below 4 x IW): on the LTE traces s_cubic's jumps below 40 packets lost 8-17 % of cubic's throughput in every cell, larger ones gained; 0: any size",
-    },
-    Knob {
-        name: "gcbe_aggregation",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "GCBE also reads the ACKs as bursts (500 us); where they come on a grid of >= 2 ms (Wi-Fi, LTE uplinks), a flow stores the higher of its estimate and the rate of its busy aggregation intervals (the estimate alone read 15-36 % low with 8-16 ms of ACK aggregation); off = the estimate alone",
-    },
-    Knob {
-        name: "trusted_uid_max",
-        kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "uid" },
-        default: 999,
-        doc: "s_cubic, s_bbr: only sockets owned by a uid up to this (an accepted socket: its listener's owner; one whose init the kernel skipped, started late: the accepting process's) use the path table; a higher uid's flow is the kernel's controller and neither reads, leases, deletes nor writes an entry (counted untrusted): a local user who selects the controllers cannot fill, poison or read the table (999: root and system accounts, Debian's policy; raise it to the server's uid if that is higher; 4294967295: everyone)",
-    },
-    Knob {
-        name: "ipv6_prefix_len",
-        kind: KnobKind::Number { min: 32, max: 128, unit: "bits" },
-        default: 64,
-        doc: "the path table keys an IPv6 peer by its first this many bits (IPv4 and NAT64 64:ff9b::/96 peers: whole): 64, the subnet one access link serves, as NAT serves one IPv4 address, so a client's rotating privacy addresses share their history and one holder of a /64 is one entry, not enough to evict the table; 128: whole addresses",
-    },
-    Knob {
-        name: "rwnd_busy",
-        kind: KnobKind::Switch,
-        default: OFF,
-        doc: "open the receiver's window also for jumps into a busy bottleneck (a handshake RTT that showed a queue over the saved min RTT, or a smaller one at an entry whose handshakes found one in at least half of them), where the jump is likely to overflow the buffer and a hole makes the receiver discard what lies past its real window; off = such jumps stay within it (counted busy_no_rwnd)",
-    },
-    Knob {
-        name: "jump_yield",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "cut each jump by its entry's busy share: the share of recent handshakes to the peer (an EWMA) that found a queue at the bottleneck, the time others fill it; at most to half, and (s_cubic) not below min_jump_pkts: beside a cubic client at 63 % load, whole jumps made its flows leave slow start early (HyStart's delay test) and its mean FCT rise up to 9 % (median +6.2 % over 8 seeds; with the cut +0.2 %); a path the peer's flows have to themselves keeps the whole jump (counted yielded_jumps); off = jump_pct of the saved BDP whatever the share",
-    },
-    Knob {
-        name: "rwnd_shared",
-        kind: KnobKind::Choice(RWND_SHARED),
-        default: 2,
-        doc: "s_bbr: the receiver's window opened for a jump made while another flow to the same peer is open (s_cubic's or s_bbr's, jumped or not), which shares the peer's bottleneck: off = never, such jumps stay within the receiver's real window (counted shared_no_rwnd); quiet = only while no flow to the peer has lost a packet for 10 s (counted shared_quiet_rwnd; refused, shared_no_rwnd), since a jump into a buffer that overflows is likely to lose one, and a hole makes the receiver discard what lies past its real window (beside a bbr client at 63 % load every discard traced to its flow came from a jump beside an open sibling: 0.13-0.39 % in up to 2 of 8 seeds, none in 31 of 32 with off); on = always. On the 180 Mbit/s, 10 MB-buffer link, where nothing is lost and nothing was discarded either way, off cost s_bbr at 1 MB: 1.60-1.79x against 1.76-1.82x with on, and 1.70-1.71x against quiet's 1.77-1.78x in one session (BENCHMARKS.md). s_cubic keeps the override: without it its jumps end rate-limited and slow-start (beside a cubic client at 512 KB the neighbour's median rose +2.9 % against -1.0 %), and most of its receivers' discards came from jumps with no sibling open",
-    },
-    Knob {
-        name: "jump_room",
-        kind: KnobKind::Choice(JUMP_ROOM),
-        default: 1,
-        doc: "which controllers jump only while the peer's other open flows (s_cubic's and s_bbr's, resuming or not) have fewer than a quarter of the saved BDP (at least min_jump_pkts, and IW) packets in flight, and then at most into what they leave of the saved BDP (refused: counted reject_siblings; an idle keep-alive connection has nothing in flight): off, s_cubic, or on (both). A jump beside the peer's busy flows sums with their windows at its bottleneck: beside a cubic client at 63 % load, 1 MB mean, the s_cubic flows started while its client's own flows were open took 96-99 % of its buffer drops and the cubic client's mean FCT rose a median +11 % (+5.0 % with the rule, on the 5 % line; with 200 flows a run, worst seed +9.7 % off, +3.9 % with it); the quarter, not min_jump_pkts alone, keeps jumps beside siblings in loss recovery on a deep lossy link (5G-like, 0.1 %: s_cubic 1.22x cubic, 1.16x with min_jump_pkts, 1.33x off); s_bbr's jumps beside its siblings kept bbr's neighbour within 5 %, and none beside them cost 0.2x of s_bbr's gain on the 5G-like link (BENCHMARKS.md, Issue 11)",
-    },
-    Knob {
-        name: "rwnd_overrun",
-        kind: KnobKind::Switch,
-        default: ON,
-        doc: "tell a receiver's overrun from the path's loss: bare duplicate ACKs without SACK while the window override lasts (the receiver discarded past its window, e.g. its application stalled) are counted (rwnd_receiver_overrun), keep the peer's jumps without the override for 10 s, doubled per overrun up to 2,560 s (overrun_no_rwnd), and, before any other congestion signal of the flow, make its loss the receiver's: no lossy mark, no discredited entry (a 30 ms stall: 766 discards in 3 flows against 863 in 5, the peer not marked lossy; BENCHMARKS.md, Issue 11); off = such a loss reads as the path's",
-    },
+    Knob { name: "rwnd_override", kind: KnobKind::Switch, default: ON, doc: "open the receiver's window as far as a jump needs, until it is validated (needs `headstart attach`)" },
+    Knob { name: "max_age_s", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "s" }, default: 3600, doc: "entries older than this are deleted, not used (0 = any age)" },
+    Knob { name: "max_start_cwnd", kind: KnobKind::Number { min: 10, max: 1_000_000, unit: "packets" }, default: 1000, doc: "cap on a jump's window" },
+    Knob { name: "max_start_rate_mbps", kind: KnobKind::Number { min: 1, max: 1_000_000, unit: "Mbit/s" }, default: 1000, doc: "cap on a jump's pacing rate" },
+    Knob { name: "store_cap_mbps", kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "Mbit/s" }, default: 10_000, doc: "no entry above this rate: the server's link speed (0 = no cap)" },
+    Knob { name: "trusted_uid_max", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "uid" }, default: 999, doc: "only sockets of a uid up to this use the path table; others are the kernel's own" },
+    Knob { name: "ipv6_prefix_len", kind: KnobKind::Number { min: 32, max: 128, unit: "bits" }, default: 64, doc: "the table keys an IPv6 peer by this many leading bits (64: one access link)" },
 ];
+
+/// What only experiments set (struct hs_lab_config): the lab writes it for a run and
+/// puts it back; `headstart config` neither shows nor writes it.
+pub const LAB_KNOBS: &[Knob] = &[
+    Knob { name: "startup", kind: KnobKind::Switch, default: ON, doc: "stateful start on a table hit (off: A/B runs without it)" },
+    Knob { name: "store", kind: KnobKind::Switch, default: ON, doc: "flows store their estimate at their end" },
+    Knob { name: "freeze", kind: KnobKind::Switch, default: OFF, doc: "never overwrite an entry (the paper's S-Cubic*)" },
+    Knob { name: "bw_scale_pct", kind: KnobKind::Number { min: 1, max: 1000, unit: "%" }, default: 100, doc: "cached rate x pct/100 at the start: the estimation-error experiment" },
+    Knob { name: "rtt_scale_pct", kind: KnobKind::Number { min: 10, max: 2000, unit: "%" }, default: 100, doc: "cached min RTT x pct/100 at the start: the RTT-mismatch experiment" },
+    Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
+    Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
+    Knob { name: "gcbe_min_span_us", kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "us" }, default: 1000, doc: "GCBE's noise floor (0: table tests whose short flows must all store)" },
+    Knob { name: "min_jump_pkts", kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "packets" }, default: 40, doc: "s_cubic's smallest jump (0: every entry is jumped to)" },
+];
+
+/// One of the two knob records.
+pub trait KnobSet: 'static {
+    const TABLE: &'static [Knob];
+    /// The record's version word (HS_CONFIG_VERSION, HS_LAB_CONFIG_VERSION).
+    const VERSION: u32;
+    /// Which record, for messages.
+    const WHAT: &'static str;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operator;
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lab;
+
+/// HS_CONFIG_VERSION: "HSC2".
+pub const CONFIG_VERSION: u32 = 0x4853_4332;
+/// HS_LAB_CONFIG_VERSION: "HSL1".
+pub const LAB_CONFIG_VERSION: u32 = 0x4853_4c31;
+
+impl KnobSet for Operator {
+    const TABLE: &'static [Knob] = KNOBS;
+    const VERSION: u32 = CONFIG_VERSION;
+    const WHAT: &'static str = "knob";
+}
+
+impl KnobSet for Lab {
+    const TABLE: &'static [Knob] = LAB_KNOBS;
+    const VERSION: u32 = LAB_CONFIG_VERSION;
+    const WHAT: &'static str = "lab knob";
+}
+
+/// The knob records of earlier releases, by version word: their knobs' names in record
+/// order. A record of one of them is carried over by name (KnobValues::carried_from):
+/// what this release still has keeps its value, the rest is dropped and said.
+pub const KNOB_HISTORY: &[(u32, &[&str])] = &[(
+    0x4853_4331, // "HSC1": 44 knobs, only ever appended to (a shorter record is a prefix)
+    &[
+        "startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss", "suss_k_max", "gcbe_median", "after_jump",
+        "gcbe_min_span_us", "bbr_plateau_rtts", "max_start_cwnd", "max_start_rate_mbps", "jump_pct", "rtt_match", "retreat_beta_pct",
+        "retreat_entry", "rate_retreat_pct", "rtt_scale_pct", "probe_growth_pct", "store_max_raise_pct", "store_cap_mbps",
+        "store_lossy_keep", "retreat_on", "mode", "gcbe_merge_us", "concurrency", "s_bbr_gcbe", "rwnd_lossy",
+        "store_confident_floor_pct", "after_rate_retreat", "probe_drain_pct", "after_jump_lossy", "probe_loss_floor", "min_jump_pkts",
+        "gcbe_aggregation", "trusted_uid_max", "ipv6_prefix_len", "rwnd_busy", "jump_yield", "rwnd_shared", "jump_room", "rwnd_overrun",
+    ],
+)];
+
+/// A value of an older release's knob in this release's terms: rwnd_override was
+/// off/on(until the first ACK)/resume, and is off/on (resume's meaning) now.
+fn translate_old(name: &str, value: u32) -> u32 {
+    match name {
+        "rwnd_override" => u32::from(value != 0),
+        _ => value,
+    }
+}
 
 /// HS_BUSY_SHARE_ONE (bpf/lib/resume.h): hs_path.busy_share of a bottleneck every handshake found busy.
 pub const BUSY_SHARE_ONE: u32 = 65536;
-/// HS_CONFIG_WRITTEN.
-pub const CONFIG_WRITTEN: u32 = 0x4853_4331;
 /// HS_OUTCOME_NONE: a hs_flow_outcome field with no value.
 pub const OUTCOME_NONE: u32 = u32::MAX;
 
+/// The operator's knob of that name.
 pub fn knob(name: &str) -> Result<(usize, &'static Knob)> {
-    KNOBS.iter().enumerate().find(|(_, k)| k.name == name).with_context(|| {
-        format!("unknown knob '{name}' (knobs: {})", KNOBS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
+    find_knob::<Operator>(name)
+}
+
+fn find_knob<S: KnobSet>(name: &str) -> Result<(usize, &'static Knob)> {
+    S::TABLE.iter().enumerate().find(|(_, k)| k.name == name).with_context(|| {
+        format!("unknown {} '{name}' ({}s: {})", S::WHAT, S::WHAT, S::TABLE.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
     })
 }
 
@@ -537,73 +406,154 @@ impl Knob {
     }
 }
 
-/// The knob values, in KNOBS order: the body of struct hs_config.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Knobs([u32; KNOBS.len()]);
+/// The values of one knob record, in table order.
+pub struct KnobValues<S: KnobSet> {
+    values: Vec<u32>,
+    _set: std::marker::PhantomData<S>,
+}
 
-impl Default for Knobs {
-    fn default() -> Self {
-        let mut v = [0; KNOBS.len()];
-        for (i, k) in KNOBS.iter().enumerate() {
-            v[i] = k.default;
-        }
-        Knobs(v)
+/// The operator's knobs (struct hs_config).
+pub type Knobs = KnobValues<Operator>;
+/// The experiments' knobs (struct hs_lab_config).
+pub type LabKnobs = KnobValues<Lab>;
+
+impl<S: KnobSet> Clone for KnobValues<S> {
+    fn clone(&self) -> Self {
+        KnobValues { values: self.values.clone(), _set: std::marker::PhantomData }
+    }
+}
+impl<S: KnobSet> PartialEq for KnobValues<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.values == other.values
+    }
+}
+impl<S: KnobSet> Eq for KnobValues<S> {}
+impl<S: KnobSet> std::fmt::Debug for KnobValues<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter().map(|(k, v)| (k.name, k.format(v)))).finish()
     }
 }
 
-impl Knobs {
-    pub const RECORD_SIZE: usize = 4 * (1 + KNOBS.len());
+impl<S: KnobSet> Default for KnobValues<S> {
+    fn default() -> Self {
+        KnobValues { values: S::TABLE.iter().map(|k| k.default).collect(), _set: std::marker::PhantomData }
+    }
+}
+
+impl<S: KnobSet> KnobValues<S> {
+    pub const RECORD_SIZE: usize = 4 * (1 + S::TABLE.len());
 
     pub fn get(&self, name: &str) -> Result<u32> {
-        Ok(self.0[knob(name)?.0])
+        Ok(self.values[find_knob::<S>(name)?.0])
+    }
+
+    /// Whether `name` is a knob of this record.
+    pub fn has(name: &str) -> bool {
+        S::TABLE.iter().any(|k| k.name == name)
     }
 
     /// Applies `KEY=VALUE`; on error nothing changes.
     pub fn set(&mut self, assignment: &str) -> Result<()> {
         let (k, v) = assignment.split_once('=').with_context(|| format!("'{assignment}': expected KEY=VALUE"))?;
-        let (i, knob) = knob(k.trim())?;
-        self.0[i] = knob.parse(v)?;
+        let (i, knob) = find_knob::<S>(k.trim())?;
+        self.values[i] = knob.parse(v)?;
         Ok(())
     }
 
-    /// (name, value as written) in table order.
+    /// (knob, value) in table order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static Knob, u32)> + '_ {
-        KNOBS.iter().zip(self.0.iter().copied())
+        S::TABLE.iter().zip(self.values.iter().copied())
     }
 
-    /// The hs_config record. Values were checked on the way in.
+    /// The record. Values were checked on the way in.
     pub fn to_record(&self) -> Vec<u8> {
-        std::iter::once(CONFIG_WRITTEN).chain(self.0.iter().copied()).flat_map(u32::to_ne_bytes).collect()
+        std::iter::once(S::VERSION).chain(self.values.iter().copied()).flat_map(u32::to_ne_bytes).collect()
     }
 
-    /// Reads an hs_config record: None if it was never written by the tool.
-    pub fn from_record(b: &[u8]) -> Result<Option<Knobs>> {
-        ensure!(b.len() == Self::RECORD_SIZE, "knob record of {} bytes, expected {}", b.len(), Self::RECORD_SIZE);
+    /// Reads a record of this release: None if it was never written.
+    pub fn from_record(b: &[u8]) -> Result<Option<Self>> {
+        ensure!(b.len() == Self::RECORD_SIZE, "{} record of {} bytes, expected {}", S::WHAT, b.len(), Self::RECORD_SIZE);
         let word = |i: usize| u32::from_ne_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-        if word(0) != CONFIG_WRITTEN {
+        if word(0) != S::VERSION {
             return Ok(None);
         }
-        let mut v = [0; KNOBS.len()];
-        for (i, k) in KNOBS.iter().enumerate() {
-            v[i] = word(i + 1);
-            k.check(v[i]).context("the pinned knob record is corrupt")?;
+        let mut k = Self::default();
+        for (i, knob) in S::TABLE.iter().enumerate() {
+            k.values[i] = word(i + 1);
+            knob.check(k.values[i]).with_context(|| format!("the pinned {} record is corrupt", S::WHAT))?;
         }
-        Ok(Some(Knobs(v)))
-    }
-
-    /// Reads the shorter hs_config record of an older headstart (knobs are only ever
-    /// appended): the knobs it has, the newer ones at their defaults. None if it was
-    /// never written.
-    pub fn from_older_record(b: &[u8]) -> Result<Option<Knobs>> {
-        ensure!(b.len() % 4 == 0 && (4..Self::RECORD_SIZE).contains(&b.len()), "knob record of {} bytes is not an older one", b.len());
-        let mut full = Knobs::default().to_record();
-        full[4..b.len()].copy_from_slice(&b[4..]);
-        full[..4].copy_from_slice(&b[..4]);
-        Self::from_record(&full)
+        Ok(Some(k))
     }
 }
 
-/// The knob table as Markdown, for the README (a unit test keeps them equal).
+impl<S: KnobSet> KnobValues<S> {
+    /// After a run that wrote `set` over `previous`: puts back, in self (the record as
+    /// it is now), each knob the run changed and nobody changed since (an operator's
+    /// `headstart off` during a lab run stays). Returns whether anything changed.
+    pub fn put_back(&mut self, previous: &Self, set: &Self) -> bool {
+        let mut changed = false;
+        for i in 0..self.values.len() {
+            if set.values[i] != previous.values[i] && self.values[i] == set.values[i] {
+                self.values[i] = previous.values[i];
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// KEY=VALUE assignments split into the operator's knobs and the lab's, each checked
+/// against its table; a name in neither is refused.
+pub fn split_assignments(assignments: &[String]) -> Result<(Vec<String>, Vec<String>)> {
+    let (mut ops, mut lab) = (Vec::new(), Vec::new());
+    let (mut check_ops, mut check_lab) = (Knobs::default(), LabKnobs::default());
+    for a in assignments {
+        let name = a.split_once('=').map(|(k, _)| k.trim()).with_context(|| format!("'{a}': expected KEY=VALUE"))?;
+        if LabKnobs::has(name) {
+            check_lab.set(a)?;
+            lab.push(a.clone());
+        } else if Knobs::has(name) {
+            check_ops.set(a)?;
+            ops.push(a.clone());
+        } else {
+            let all: Vec<&str> = KNOBS.iter().chain(LAB_KNOBS).map(|k| k.name).collect();
+            bail!("unknown knob '{name}' (knobs: {})", all.join(", "));
+        }
+    }
+    Ok((ops, lab))
+}
+
+impl Knobs {
+    /// Reads an earlier release's knob record (KNOB_HISTORY) by name: the knobs this
+    /// release has keep their values (translated where their meaning changed; a value
+    /// out of today's range falls back to the default), the others are returned as
+    /// dropped. None if the record was never written.
+    pub fn carried_from(b: &[u8]) -> Result<Option<(Knobs, Vec<String>)>> {
+        ensure!(b.len() % 4 == 0 && b.len() >= 4, "knob record of {} bytes", b.len());
+        let word = |i: usize| u32::from_ne_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+        if word(0) == 0 {
+            return Ok(None);
+        }
+        let (_, names) = KNOB_HISTORY.iter().find(|(v, _)| *v == word(0)).with_context(|| format!("knob record version {:#x} is not one this release knows", word(0)))?;
+        ensure!(b.len() / 4 - 1 <= names.len(), "knob record of {} bytes is longer than its version's", b.len());
+        let mut k = Knobs::default();
+        let mut dropped = Vec::new();
+        for (i, name) in names.iter().enumerate().take(b.len() / 4 - 1) {
+            match find_knob::<Operator>(name) {
+                Ok((at, knob)) => {
+                    let v = translate_old(name, word(i + 1));
+                    if knob.check(v).is_ok() {
+                        k.values[at] = v;
+                    }
+                }
+                Err(_) => dropped.push(name.to_string()),
+            }
+        }
+        Ok(Some((k, dropped)))
+    }
+}
+
+/// A knob table as Markdown, for the README (a unit test keeps them equal).
 pub fn knobs_markdown() -> String {
     let mut s = String::from("| knob | values | default | what it does |\n|---|---|---|---|\n");
     for k in KNOBS {
@@ -616,7 +566,16 @@ pub fn knobs_markdown() -> String {
 pub fn knobs_help() -> String {
     let mut s = String::from("Knobs (KEY=VALUE):\n");
     for k in KNOBS {
-        s.push_str(&format!("  {:<18} {} (default {}): {}\n", k.name, k.values(), k.format(k.default), k.doc));
+        s.push_str(&format!("  {:<20} {} (default {}): {}\n", k.name, k.values(), k.format(k.default), k.doc));
+    }
+    s
+}
+
+/// The lab's knob table as plain text, for `headstart lab knobs --help`.
+pub fn lab_knobs_help() -> String {
+    let mut s = String::from("Lab knobs (KEY=VALUE), for experiments only:\n");
+    for k in LAB_KNOBS {
+        s.push_str(&format!("  {:<14} {} (default {}): {}\n", k.name, k.values(), k.format(k.default), k.doc));
     }
     s
 }
@@ -639,22 +598,19 @@ mod tests {
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.written.offset\", offsetof(struct hs_config, written));\nP(\"HS_CONFIG_WRITTEN\", HS_CONFIG_WRITTEN);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
-        for (name, _) in AFTER_JUMP {
-            c.push_str(&format!("P(\"after_jump.{name}\", HS_AFTER_{});\n", name.to_uppercase()));
+        for k in LAB_KNOBS {
+            c.push_str(&format!("P(\"lab_knob.{0}\", offsetof(struct hs_lab_config, {0}));\n", k.name));
         }
-        for (name, _) in RWND_SHARED {
-            c.push_str(&format!("P(\"rwnd_shared.{name}\", HS_RWND_SHARED_{});\n", name.to_uppercase()));
+        // The lab record's defaults as the controllers take them when it was never written.
+        c.push_str("{ struct hs_lab_config d = HS_LAB_DEFAULTS;\n");
+        for k in LAB_KNOBS {
+            c.push_str(&format!("P(\"lab_default.{0}\", d.{0});\n", k.name));
         }
-        for (name, _) in CONCURRENCY {
-            c.push_str(&format!("P(\"concurrency.{name}\", HS_CONCURRENCY_{});\n", name.to_uppercase()));
-        }
-        for (name, _) in JUMP_ROOM {
-            c.push_str(&format!("P(\"jump_room.{name}\", HS_JUMP_ROOM_{});\n", name.to_uppercase()));
-        }
+        c.push_str("}\n");
         c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
         for cc in CONTROLLER_ABI {
             c.push_str(&format!("P(\"{0}\", {0});\n", cc.c_id));
@@ -744,24 +700,20 @@ mod tests {
             }
         }
         want("hs_config.size".into(), Knobs::RECORD_SIZE as u64);
-        want("hs_config.written.offset".into(), 0);
-        want("HS_CONFIG_WRITTEN".into(), CONFIG_WRITTEN as u64);
+        want("hs_config.version.offset".into(), 0);
+        want("HS_CONFIG_VERSION".into(), CONFIG_VERSION as u64);
+        want("hs_lab_config.size".into(), LabKnobs::RECORD_SIZE as u64);
+        want("HS_LAB_CONFIG_VERSION".into(), LAB_CONFIG_VERSION as u64);
+        want("HS_COUNTERS_VERSION".into(), COUNTERS_VERSION);
+        assert_eq!(COUNTERS_VERSION_SLOT as usize, CONTROLLER_ABI.len() * COUNTERS_PER_CC, "the version slot follows the blocks");
         want("HS_OUTCOME_NONE".into(), OUTCOME_NONE as u64);
         want("HS_BUSY_SHARE_ONE".into(), BUSY_SHARE_ONE as u64);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
         }
-        for (name, value) in AFTER_JUMP {
-            want(format!("after_jump.{name}"), *value as u64);
-        }
-        for (name, value) in RWND_SHARED {
-            want(format!("rwnd_shared.{name}"), *value as u64);
-        }
-        for (name, value) in CONCURRENCY {
-            want(format!("concurrency.{name}"), *value as u64);
-        }
-        for (name, value) in JUMP_ROOM {
-            want(format!("jump_room.{name}"), *value as u64);
+        for (i, k) in LAB_KNOBS.iter().enumerate() {
+            want(format!("lab_knob.{}", k.name), 4 * (i as u64 + 1));
+            want(format!("lab_default.{}", k.name), k.default as u64);
         }
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);
@@ -789,35 +741,79 @@ mod tests {
     #[test]
     fn knobs_parse_check_and_round_trip() {
         let mut k = Knobs::default();
-        k.set("bw_scale_pct=20").unwrap();
-        k.set("freeze=on").unwrap();
-        k.set("rwnd_override=on").unwrap();
-        assert_eq!((k.get("bw_scale_pct").unwrap(), k.get("freeze").unwrap(), k.get("rwnd_override").unwrap()), (20, 1, 1));
+        k.set("max_age_s=600").unwrap();
+        k.set("rwnd_override=off").unwrap();
+        k.set("mode=shadow").unwrap();
+        assert_eq!((k.get("max_age_s").unwrap(), k.get("rwnd_override").unwrap(), k.get("mode").unwrap()), (600, 0, 2));
         let before = k.clone();
-        for bad in ["freeze=maybe", "bw_scale_pct=0", "bw_scale_pct=1001", "nosuch=1", "startup", "rwnd_override=3", "suss_k_max=5", "bbr_plateau_rtts=3", "max_start_cwnd=9"] {
+        for bad in ["mode=maybe", "max_start_cwnd=9", "ipv6_prefix_len=129", "nosuch=1", "mode", "rwnd_override=2", "bw_scale_pct=20"] {
             assert!(k.set(bad).is_err(), "{bad} must be refused");
         }
         assert_eq!(k, before, "a refused value changes nothing");
         assert_eq!(Knobs::from_record(&k.to_record()).unwrap(), Some(k.clone()));
         assert_eq!(k.to_record().len(), Knobs::RECORD_SIZE);
         assert_eq!(Knobs::from_record(&vec![0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
-        // An older headstart's shorter record: its knobs kept, the newer at their defaults.
-        let mut older = Knobs::default();
-        older.set("bw_scale_pct=20").unwrap();
-        let last = KNOBS.last().unwrap();
-        let mut rec = older.to_record();
-        rec[Knobs::RECORD_SIZE - 4..].copy_from_slice(&(last.default + 1).to_ne_bytes());
-        let carried = Knobs::from_older_record(&rec[..Knobs::RECORD_SIZE - 4]).unwrap().unwrap();
-        assert_eq!(carried.get("bw_scale_pct").unwrap(), 20);
-        assert_eq!(carried.get(last.name).unwrap(), last.default, "a knob the older record lacks: its default");
-        assert_eq!(Knobs::from_older_record(&vec![0; 8]).unwrap(), None, "never written");
-        assert!(Knobs::from_older_record(&rec).is_err() && Knobs::from_older_record(&rec[..6]).is_err(), "not shorter, or not whole knobs");
         let mut corrupt = k.to_record();
-        let slot = 4 * (1 + knob("bw_scale_pct").unwrap().0);
+        let slot = 4 * (1 + knob("ipv6_prefix_len").unwrap().0);
         corrupt[slot..slot + 4].copy_from_slice(&0u32.to_ne_bytes());
         assert!(Knobs::from_record(&corrupt).is_err());
-        for knob in KNOBS {
+        for knob in KNOBS.iter().chain(LAB_KNOBS) {
             assert_eq!(knob.parse(&knob.format(knob.default)).unwrap(), knob.default, "{} round-trips", knob.name);
+        }
+        // The lab's record is its own: its knobs are not the operator's and back.
+        let mut lab = LabKnobs::default();
+        lab.set("bw_scale_pct=20").unwrap();
+        assert!(lab.set("mode=off").is_err() && LabKnobs::from_record(&lab.to_record()).unwrap() == Some(lab.clone()));
+        assert!(Knobs::from_record(&lab.to_record()).is_err(), "a lab record is not a knob record");
+    }
+
+    /// An earlier release's 44-knob record ("HSC1", and any shorter prefix of it): the
+    /// knobs this release keeps carry their values over by name; the rest are named as
+    /// dropped; rwnd_override's "resume" and "on" both mean on now.
+    #[test]
+    fn an_older_releases_knob_record_is_carried_over_by_name() {
+        let (version, names) = KNOB_HISTORY[0];
+        let mut rec = version.to_ne_bytes().to_vec();
+        for name in names.iter() {
+            let v = match *name {
+                "max_age_s" => 900,
+                "rwnd_override" => 2,
+                "mode" => 2,
+                "ipv6_prefix_len" => 56,
+                "bw_scale_pct" | "jump_pct" => 100,
+                "max_start_cwnd" => 5, // below today's range: the default instead
+                _ => 1,
+            };
+            rec.extend_from_slice(&u32::to_ne_bytes(v));
+        }
+        let (k, dropped) = Knobs::carried_from(&rec).unwrap().unwrap();
+        assert_eq!(k.get("max_age_s").unwrap(), 900);
+        assert_eq!(k.get("rwnd_override").unwrap(), 1);
+        assert_eq!(k.get("mode").unwrap(), 2);
+        assert_eq!(k.get("ipv6_prefix_len").unwrap(), 56);
+        assert_eq!(k.get("max_start_cwnd").unwrap(), knob("max_start_cwnd").unwrap().1.default, "out of range: the default");
+        assert_eq!(dropped.len(), names.len() - KNOBS.len(), "{dropped:?}");
+        assert!(dropped.iter().any(|d| d == "after_jump") && !dropped.iter().any(|d| d == "mode"));
+        // A record of an older 1.x release: a prefix (six knobs): max_age_s is its sixth.
+        let (k, _) = Knobs::carried_from(&rec[..4 * 7]).unwrap().unwrap();
+        assert_eq!((k.get("max_age_s").unwrap(), k.get("mode").unwrap()), (900, 0), "knobs it lacked: defaults");
+        assert_eq!(Knobs::carried_from(&vec![0; 8]).unwrap(), None, "never written");
+        assert!(Knobs::carried_from(&[7, 7, 7, 7, 0, 0, 0, 0]).is_err(), "an unknown version");
+        let mut long = rec.clone();
+        long.extend_from_slice(&[0; 4]);
+        assert!(Knobs::carried_from(&long).is_err() && Knobs::carried_from(&rec[..6]).is_err(), "longer than its version, or not whole knobs");
+        // Every name the history keeps is either a knob today or dropped: none is misspelt.
+        assert!(names.iter().filter(|n| Knobs::has(n)).count() == KNOBS.len(), "every knob today was in HSC1");
+    }
+
+    /// The counter history names the old layout whole: every counter of today's is in it
+    /// or new, so a carry-over by name misses nothing it could keep.
+    #[test]
+    fn the_counter_history_covers_todays_counters() {
+        let (_, v1) = COUNTER_HISTORY[0];
+        assert_eq!(v1.len(), 50, "the 44-knob release had 50 stateful counters");
+        for c in STATEFUL_COUNTERS {
+            assert!(v1.contains(&c.name), "{} is not in the v1 layout", c.name);
         }
     }
 

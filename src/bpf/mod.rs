@@ -161,15 +161,16 @@ fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> R
     object::open_and_load(name, elf, Path::new(PIN_DIR), &[("hs_paths", size)])
 }
 
-/// What an older headstart left in pinned maps whose records this build extends.
-/// Records only grow, by fields appended at the end, so an old record is a prefix of
-/// the new one: the table's entries (new fields zero) and the knobs (new knobs at
-/// their defaults) are read before the old pins go, and written into the new maps.
+/// What an older headstart left in pinned maps whose records changed: the table's
+/// entries (an old hs_path is a prefix of today's: new fields zero), the knobs (by
+/// name, abi::KNOB_HISTORY) and the counters (by name, abi::COUNTER_HISTORY), read
+/// before the old pins go and written into the new maps.
 #[derive(Default)]
 struct Carried {
     paths: Vec<(IpAddr, PathEntry)>,
     paths_capacity: Option<u32>,
     knobs: Option<Knobs>,
+    counters: Vec<(usize, &'static str, u64)>,
 }
 
 /// Where the carried table is also saved (a `table restore` file) until it is back in
@@ -182,29 +183,31 @@ const UPGRADE_BACKUP: &str = "/run/headstart/table-before-upgrade.json";
 /// record are carried over (Carried); other stale maps (counters, flow outcomes)
 /// start empty.
 fn drop_stale_pins() -> Result<Carried> {
-    let expect: [(&str, u32, u32); 5] = [
+    let expect: [(&str, u32, u32); 6] = [
         ("hs_paths", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<PathEntry>() as u32),
         ("hs_open", std::mem::size_of::<PeerKey>() as u32, std::mem::size_of::<abi::OpenFlows>() as u32),
         ("hs_config", 4, Knobs::RECORD_SIZE as u32),
+        ("hs_lab_config", 4, abi::LabKnobs::RECORD_SIZE as u32),
         ("hs_rwnd", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::RwndGrant>() as u32),
         ("hs_outcomes", std::mem::size_of::<abi::FlowKey>() as u32, std::mem::size_of::<abi::FlowOutcome>() as u32),
     ];
-    let counters_slots = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
     let mut stale = Vec::new();
     let mut older = Vec::new();
     for (name, key, value) in expect {
         if let Ok(m) = pinned_map(name) {
             if m.key_size() != key || m.value_size() != value {
                 stale.push(name);
-                if m.key_size() == key && m.value_size() < value && matches!(name, "hs_paths" | "hs_config") {
+                if m.key_size() == key && (name == "hs_config" || (name == "hs_paths" && m.value_size() < value)) {
                     older.push((name, m));
                 }
             }
         }
     }
+    let mut old_counters = None;
     if let Ok(m) = pinned_map("hs_counters") {
-        if m.max_entries != counters_slots {
+        if counters_version(&m) != Some(abi::COUNTERS_VERSION) {
             stale.push("hs_counters");
+            old_counters = Some(m);
         }
     }
     if stale.is_empty() {
@@ -226,8 +229,21 @@ fn drop_stale_pins() -> Result<Carried> {
             std::fs::create_dir_all(BUILD_STAMP_DIR).with_context(|| format!("creating {BUILD_STAMP_DIR}"))?;
             write_saved_table(Path::new(UPGRADE_BACKUP), &carried.paths)?;
         } else if let Some(v) = m.lookup(&0u32.to_ne_bytes())? {
-            carried.knobs = Knobs::from_older_record(&v).context("reading the older knob record")?;
+            // An unreadable record is not worth refusing the upgrade: the defaults, said.
+            match Knobs::carried_from(&v) {
+                Ok(Some((k, dropped))) => {
+                    if !dropped.is_empty() {
+                        eprintln!("headstart: knobs this release no longer has, not carried over: {}", dropped.join(", "));
+                    }
+                    carried.knobs = Some(k);
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!("headstart: the older knob record is not readable ({e:#}): the knobs start at their defaults"),
+            }
         }
+    }
+    if let Some(m) = &old_counters {
+        carried.counters = read_old_counters(m);
     }
     for name in &stale {
         std::fs::remove_file(pin_path(name)).with_context(|| format!("removing the stale {name}"))?;
@@ -254,6 +270,56 @@ fn put_carried(carried: &mut Carried) -> Result<()> {
     }
     if let Some(k) = carried.knobs.take() {
         write_knobs(&k)?;
+    }
+    stamp_counters()?;
+    if !carried.counters.is_empty() {
+        let m = pinned_map("hs_counters")?;
+        for (cc, name, value) in carried.counters.drain(..) {
+            let Some(i) = CONTROLLER_ABI[cc].counters.iter().position(|c| c.name == name) else { continue };
+            m.percpu_set_first((cc * abi::COUNTERS_PER_CC + i) as u32, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// The layout version in a counters map's version slot; Some(1) for the first
+/// release's map, which had none (one slot fewer); None if unknown.
+fn counters_version(m: &PinnedMap) -> Option<u64> {
+    let blocks = (CONTROLLER_ABI.len() * abi::COUNTERS_PER_CC) as u32;
+    if m.max_entries == blocks {
+        return Some(1);
+    }
+    if m.max_entries != blocks + 1 {
+        return None;
+    }
+    m.percpu_sum(abi::COUNTERS_VERSION_SLOT).ok()
+}
+
+/// The counters of an older release's map, by controller and name (empty if its
+/// layout is not one this release knows: they start at zero).
+fn read_old_counters(m: &PinnedMap) -> Vec<(usize, &'static str, u64)> {
+    let Some(version) = counters_version(m) else { return Vec::new() };
+    let Some((_, names)) = abi::COUNTER_HISTORY.iter().find(|(v, _)| *v == version) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (cc, c) in CONTROLLER_ABI.iter().enumerate() {
+        // The history names the stateful controllers' layout; suss's is unchanged.
+        let layout: Vec<&'static str> = if c.counters.len() == abi::STATEFUL_COUNTERS.len() { names.to_vec() } else { c.counters.iter().map(|k| k.name).collect() };
+        for (i, name) in layout.into_iter().enumerate() {
+            if let Ok(v) = m.percpu_sum((cc * abi::COUNTERS_PER_CC + i) as u32) {
+                if v > 0 {
+                    out.push((cc, name, v));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes this release's counters version into its slot (once per new map).
+fn stamp_counters() -> Result<()> {
+    let m = pinned_map("hs_counters")?;
+    if m.percpu_sum(abi::COUNTERS_VERSION_SLOT)? != abi::COUNTERS_VERSION {
+        m.percpu_set_first(abi::COUNTERS_VERSION_SLOT, abi::COUNTERS_VERSION)?;
     }
     Ok(())
 }
@@ -345,6 +411,7 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         if config_map()?.lookup(&0u32.to_ne_bytes())?.map(|v| Knobs::from_record(&v)).transpose()?.flatten().is_none() {
             write_knobs(&Knobs::default())?;
         }
+        stamp_counters()?;
         object::attach_struct_ops_pinned(&mut obj, c.name(), &link_path(c.name()))?;
         write_build_stamp(c)?;
         loaded.push(c.name().to_string());
@@ -424,6 +491,16 @@ pub fn read_knobs() -> Result<Knobs> {
 
 pub fn write_knobs(k: &Knobs) -> Result<()> {
     config_map()?.update(&0u32.to_ne_bytes(), &k.to_record())
+}
+
+/// The experiments' knobs as the controllers see them (as shipped if never written).
+pub fn read_lab_knobs() -> Result<abi::LabKnobs> {
+    let v = pinned_map("hs_lab_config")?.lookup(&0u32.to_ne_bytes())?.context("hs_lab_config has no record")?;
+    Ok(abi::LabKnobs::from_record(&v)?.unwrap_or_default())
+}
+
+pub fn write_lab_knobs(k: &abi::LabKnobs) -> Result<()> {
+    pinned_map("hs_lab_config")?.update(&0u32.to_ne_bytes(), &k.to_record())
 }
 
 /// A controller's counters summed over CPUs, in the order of its abi counters.

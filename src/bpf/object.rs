@@ -200,6 +200,14 @@ impl PinnedMap {
         self.map.keys().collect()
     }
 
+    /// Sets a per-CPU u64 slot to `value` on the first CPU and 0 on the others (so
+    /// that its sum is `value`).
+    pub fn percpu_set_first(&self, index: u32, value: u64) -> Result<()> {
+        let cpus = libbpf_rs::num_possible_cpus().context("counting CPUs")?;
+        let values: Vec<Vec<u8>> = (0..cpus).map(|c| if c == 0 { value.to_ne_bytes().to_vec() } else { vec![0; 8] }).collect();
+        self.map.update_percpu(&index.to_ne_bytes(), &values, MapFlags::ANY).context("counter update")
+    }
+
     /// A per-CPU u64 slot summed over CPUs (0 if absent).
     pub fn percpu_sum(&self, index: u32) -> Result<u64> {
         let per_cpu = self.map.lookup_percpu(&index.to_ne_bytes(), MapFlags::ANY).context("counter lookup")?.unwrap_or_default();

@@ -335,7 +335,8 @@ pub struct ExperimentText {
     /// sender of a server that runs as an unprivileged user.
     #[serde(default)]
     pub server_uid: Option<u32>,
-    /// headstart knobs for this run (`[knobs]`, as `headstart config` takes them); the
+    /// headstart knobs for this run (`[knobs]`: an operator's, as `headstart config`
+    /// takes them, or the lab's, as `headstart lab knobs` does); the
     /// previous values come back when the run ends, however it ends.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub knobs: BTreeMap<String, KnobValue>,
@@ -507,10 +508,7 @@ impl ExperimentText {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
         let knobs: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={}", v.text())).collect();
-        let mut check = crate::bpf::abi::Knobs::default();
-        for a in &knobs {
-            check.set(a).context("[knobs]")?;
-        }
+        crate::bpf::abi::split_assignments(&knobs).context("[knobs]")?;
         ensure!(
             knobs.is_empty() || workload.ccs().iter().any(|c| crate::bpf::is_ours(&c.kernel)),
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"

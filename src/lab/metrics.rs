@@ -76,7 +76,7 @@ pub struct FlowRow {
     pub queue_delay_max_ms: Option<f64>,
     /// The latest the emulator delivered any of the flow's packets, data or ACK, against
     /// its schedule: a few ms (the emulator preempted) compress what follows, one of the
-    /// ACK stalls that GCBE misreads (BENCHMARKS.md, Issue 12).
+    /// ACK stalls that GCBE misreads (BENCHMARKS.md at 3c45a21, Issue 12).
     #[serde(default)]
     pub emulator_late_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,

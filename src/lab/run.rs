@@ -2,6 +2,7 @@
 //! the headstart controllers it names are registered, run, then write the rows, the
 //! tables and the figures into the results folder.
 
+use crate::bpf::abi::{split_assignments, Knobs, LabKnobs};
 use super::experiment::{Experiment, ExperimentText};
 use super::{plot, report, workloads};
 use crate::sys::{self, Interrupt};
@@ -60,32 +61,62 @@ pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<
     Ok(())
 }
 
-/// The experiment's `[knobs]` in force for the run; the previous values are written
-/// back when it drops: on success, on error and after Ctrl-C (which unwinds).
+/// The experiment's `[knobs]` in force for the run (the operator's record and the
+/// lab's); when it drops (on success, on error and after Ctrl-C, which unwinds) each
+/// knob it changed is put back, unless someone changed it meanwhile: an operator's
+/// `headstart off` during a run stays.
 struct KnobsForRun {
-    previous: Option<crate::bpf::abi::Knobs>,
+    knobs: Option<(Knobs, Knobs)>,
+    lab: Option<(LabKnobs, LabKnobs)>,
 }
 
 impl KnobsForRun {
     fn apply(assignments: &[String]) -> Result<KnobsForRun> {
-        if assignments.is_empty() {
-            return Ok(KnobsForRun { previous: None });
+        let (ops, lab) = split_assignments(assignments)?;
+        // Both records are read and every value checked before either is written.
+        let mut run = KnobsForRun { knobs: None, lab: None };
+        let knobs = if ops.is_empty() { None } else { Some(crate::bpf::read_knobs()?) };
+        let lab_knobs = if lab.is_empty() { None } else { Some(crate::bpf::read_lab_knobs()?) };
+        let set_all = |mut k: Knobs| -> Result<(Knobs, Knobs)> {
+            let previous = k.clone();
+            for a in &ops {
+                k.set(a)?;
+            }
+            Ok((previous, k))
+        };
+        let set_lab = |mut k: LabKnobs| -> Result<(LabKnobs, LabKnobs)> {
+            let previous = k.clone();
+            for a in &lab {
+                k.set(a)?;
+            }
+            Ok((previous, k))
+        };
+        let knobs = knobs.map(set_all).transpose()?;
+        let lab_knobs = lab_knobs.map(set_lab).transpose()?;
+        if let Some((_, set)) = &knobs {
+            crate::bpf::write_knobs(set)?;
+            run.knobs = knobs;
         }
-        let previous = crate::bpf::read_knobs()?;
-        let mut knobs = previous.clone();
-        for a in assignments {
-            knobs.set(a)?;
+        if let Some((_, set)) = &lab_knobs {
+            crate::bpf::write_lab_knobs(set)?;
+            run.lab = lab_knobs;
         }
-        crate::bpf::write_knobs(&knobs)?;
-        Ok(KnobsForRun { previous: Some(previous) })
+        Ok(run)
     }
 }
 
 impl Drop for KnobsForRun {
     fn drop(&mut self) {
-        if let Some(p) = self.previous.take() {
-            if let Err(e) = crate::bpf::write_knobs(&p) {
+        if let Some((previous, set)) = self.knobs.take() {
+            let put = crate::bpf::read_knobs().and_then(|mut now| if now.put_back(&previous, &set) { crate::bpf::write_knobs(&now) } else { Ok(()) });
+            if let Err(e) = put {
                 eprintln!("headstart: error: could not put the knobs back: {e:#}");
+            }
+        }
+        if let Some((previous, set)) = self.lab.take() {
+            let put = crate::bpf::read_lab_knobs().and_then(|mut now| if now.put_back(&previous, &set) { crate::bpf::write_lab_knobs(&now) } else { Ok(()) });
+            if let Err(e) = put {
+                eprintln!("headstart: error: could not put the lab knobs back: {e:#}");
             }
         }
     }

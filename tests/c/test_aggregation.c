@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "../../bpf/lib/gcbe.h"
+#include "../../bpf/lib/tuned.h"
 #include "check.h"
 
 /* 100 Mbit/s of 1500-byte packets carrying 1448 bytes: 12.07 MB/s of payload. */
 #define LINK_PAYLOAD_BPS (12500000ULL * 1448 / 1500)
-#define MIN_SPAN_US 1000  /* the knob gcbe_min_span_us's default */
+#define MIN_SPAN_US HS_GCBE_MIN_SPAN_US
 
 static int within(__u64 got, __u64 want, __u64 pct)
 {
@@ -66,8 +67,8 @@ static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggrega
 		views_ack(&only, t, acked, sent, srtt);
 	}
 	fclose(f);
-	*alone = gcbe_flow_estimate(&only.acks, &only.bursts, 1, paced);
-	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, paced);
+	*alone = gcbe_flow_estimate(&only.acks, &only.bursts, paced);
+	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, paced);
 	*aggregated = gcbe_aggregated_median(&v.bursts, paced);
 	if (grid_peak)
 		*grid_peak = v.bursts.grid_peak;
@@ -115,7 +116,7 @@ static void test_recorded_trains(void)
 /* Warm s_cubic flows that jumped: the jump's cycle is paced at the entry's rate, so it
  * reads that rate and does not saturate the link; the cycle after it does. The flow
  * stores the link's rate: the lower median of the two lowered a 10 ms path's entry by
- * 1 % per flow, and every later jump with it (BENCHMARKS.md, Issue 11). */
+ * 1 % per flow, and every later jump with it (BENCHMARKS.md at 3c45a21, Issue 11). */
 static void test_recorded_jump_trains(void)
 {
 	static const char *const jumps[] = {"s_cubic-jump10ms-a", "s_cubic-jump10ms-b"};
@@ -129,7 +130,7 @@ static void test_recorded_jump_trains(void)
 }
 
 /* s_bbr's cold 1 MB flows: BBR's STARTUP paces a smooth ramp that reaches the link's
- * rate only in its last grid intervals (BENCHMARKS.md, Issue 12), so every cycle reads
+ * rate only in its last grid intervals (BENCHMARKS.md at 3c45a21, Issue 12), so every cycle reads
  * the ramp and none saturates the link; the fastest interval on the grid is the link's
  * rate within 20 % (16 ms: the last full release went out at 78 Mbit/s). */
 static void test_recorded_paced_trains(void)
@@ -196,7 +197,7 @@ static void test_grid_edges(void)
 	views_init(&v);
 	for (int r = 0; r < 6; r++)
 		grid_stretch(&v, 1000000 + r * 50000ULL + 3000, 1000000 + r * 50000ULL + 33000, 8000, rate, 200);
-	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(within(gcbe_aggregated_median(&v.bursts, 0), rate, 1), "8 ms grid: interiors %.1f vs %.1f",
 	      mbit(gcbe_aggregated_median(&v.bursts, 0)), mbit(rate));
 	CHECK(within(stored, rate, 1), "8 ms grid: stored %.1f", mbit(stored));
@@ -206,7 +207,7 @@ static void test_grid_edges(void)
 	views_init(&v);
 	for (int r = 0; r < 6; r++)
 		grid_stretch(&v, 1000000 + r * 64000ULL + 5000, 1000000 + r * 64000ULL + 17000, 16000, rate, 200);
-	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "partial releases only: %.1f",
 	      mbit(gcbe_aggregated_median(&v.bursts, 0)));
 
@@ -215,13 +216,13 @@ static void test_grid_edges(void)
 	views_init(&v);
 	for (int r = 0; r < 6; r++)
 		grid_stretch(&v, 1000000 + r * 64000ULL + 1000, 1000000 + r * 64000ULL + 1000 + (200ULL << r), 16000, rate, 200);
-	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "one release a round: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 0)));
 
 	/* A busy link on a 1 ms grid (radio frames): not aggregated. */
 	views_init(&v);
 	grid_stretch(&v, 1000000, 1300000, 1000, rate, 200);
-	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(gcbe_aggregated_median(&v.bursts, 0) == 0, "1 ms grid: %.1f", mbit(gcbe_aggregated_median(&v.bursts, 0)));
 	CHECK(within(gcbe_median(&v.acks), rate, 2), "1 ms grid, the ACKs alone: %.1f", mbit(gcbe_median(&v.acks)));
 }
@@ -252,7 +253,7 @@ static void test_paced_ramp(void)
 
 	views_init(&v);
 	paced_ramp(&v, rate, 0);
-	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 1);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1);
 	CHECK(within(stored, rate, 2) && within(v.bursts.grid_peak, rate, 2), "paced ramp: stored %.1f, peak %.1f, the link %.1f",
 	      mbit(stored), mbit(v.bursts.grid_peak), mbit(rate));
 	CHECK(gcbe_saturated_median(&v.acks) < rate * 80 / 100, "paced ramp: the saturated cycles alone read %.1f",
@@ -260,13 +261,13 @@ static void test_paced_ramp(void)
 	/* Unpaced (s_cubic), the flow keeps its cycles' reading: the grid peak is s_bbr's. */
 	views_init(&v);
 	paced_ramp(&v, rate, 0);
-	CHECK(gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0) < rate * 95 / 100, "unpaced: the peak is not used");
+	CHECK(gcbe_flow_estimate(&v.acks, &v.bursts, 0) < rate * 95 / 100, "unpaced: the peak is not used");
 
 	/* The eleventh release 1 ms late: the twelfth comes 7 ms after it with 8 ms of bytes
 	 * (+14 %); it is off the grid (7 after 9 ms), so the peak stays the link's. */
 	views_init(&v);
 	paced_ramp(&v, rate, 1000);
-	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 1);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1);
 	CHECK(stored <= rate * 102 / 100, "a late release: stored %.1f, the link %.1f", mbit(stored), mbit(rate));
 
 	/* Arrivals 5, 5, 7 ms apart over and over (a radio's frames after outages), each
@@ -276,7 +277,7 @@ static void test_paced_ramp(void)
 		t += i % 3 == 2 ? 7000 : 5000;
 		views_ack(&v, t, 2 * rate * 5000 / 1000000, t - 50000, 50000);
 	}
-	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 1);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 1);
 	CHECK(v.bursts.grid_peak == 0, "5, 5, 7 ms: peak %.1f", mbit(v.bursts.grid_peak));
 
 	/* Frames 1 ms apart, then three alike 5 ms gaps each ending in twice the link's
@@ -293,7 +294,7 @@ static void test_paced_ramp(void)
 			views_ack(&v, t, 2 * rate * 5000 / 1000000, t - 50000, 50000);
 		}
 	}
-	gcbe_flow_estimate(&v.acks, &v.bursts, 1, 1);
+	gcbe_flow_estimate(&v.acks, &v.bursts, 1);
 	CHECK(v.bursts.grid_peak == 0, "frames, then three alike gaps: peak %.1f", mbit(v.bursts.grid_peak));
 }
 
@@ -306,7 +307,7 @@ static void test_grid_bounds(void)
 	 * early, or compressing): the interiors are bounded by the send rate. */
 	views_init(&v);
 	grid_stretch(&v, 1000000, 1300000, 8000, 2 * rate, 50);
-	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(gcbe_aggregated_median(&v.bursts, 0) <= rate * 101 / 100, "claimed 2x, sent 1x: interiors %.1f",
 	      mbit(gcbe_aggregated_median(&v.bursts, 0)));
 	CHECK(stored <= rate * 101 / 100, "claimed 2x, sent 1x: stored %.1f", mbit(stored));
@@ -322,7 +323,7 @@ static void test_grid_bounds(void)
 	/* Paced and claiming twice what was sent: the grid peak is the send rate. */
 	views_init(&v);
 	grid_stretch(&v, 1000000, 1300000, 8000, 2 * rate, 50);
-	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 1);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1);
 	CHECK(stored <= rate * 101 / 100 && v.bursts.grid_peak <= rate * 101 / 100, "paced, claimed 2x: stored %.1f, peak %.1f",
 	      mbit(stored), mbit(v.bursts.grid_peak));
 
@@ -331,7 +332,7 @@ static void test_grid_bounds(void)
 	v.bursts.merge_us = 0;
 	for (int r = 0; r < 6; r++)
 		grid_stretch(&v, 1000000 + r * 50000ULL + 3000, 1000000 + r * 50000ULL + 33000, 8000, rate, 200);
-	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 1, 0);
+	stored = gcbe_flow_estimate(&v.acks, &v.bursts, 0);
 	CHECK(stored == gcbe_median(&v.acks) && gcbe_aggregated_median(&v.bursts, 0) == 0, "off: %.1f", mbit(stored));
 }
 
