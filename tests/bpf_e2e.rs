@@ -29,8 +29,8 @@ fn load_status_unload_and_the_default_reset() {
     assert_eq!(loaded, ["s_cubic", "s_bbr", "suss"], "{st}");
     assert_eq!(st["table"]["capacity"], 1048576, "default table size: {st}");
     // `load` writes the knobs' defaults: the controllers never run on an unwritten record.
-    assert_eq!(st["knobs"]["startup"], "on", "{st}");
-    assert_eq!(st["knobs"]["rwnd_override"], "resume", "{st}");
+    assert_eq!(st["knobs"]["mode"], "on", "{st}");
+    assert_eq!(st["knobs"]["rwnd_override"], "on", "{st}");
     assert!(ok(&["status"]).contains("path table: 0 of 1048576 entries"), "the text form too");
 
     // A default that names s_cubic is reset before it goes.
@@ -97,15 +97,22 @@ fn path_table_cli_round_trip_and_refusals() {
     ok(&["table", "forget", "10.1.2.3"]);
     fails(&["table", "forget", "10.1.2.3"], "not in the path table");
 
-    // Knobs.
-    assert!(ok(&["config", "bw_scale_pct=50", "freeze=on"]).contains("bw_scale_pct = 50"));
-    assert!(ok(&["config"]).contains("freeze = on"));
+    // Knobs: the operator's, and the lab's apart from them.
+    assert!(ok(&["config", "max_age_s=600", "rwnd_override=off"]).contains("max_age_s = 600"));
+    assert!(ok(&["config"]).contains("rwnd_override = off"));
     fails(&["config", "bogus=1"], "unknown knob");
-    fails(&["config", "bw_scale_pct=0"], "bw_scale_pct");
+    fails(&["config", "max_start_cwnd=5"], "max_start_cwnd");
+    fails(&["config", "bw_scale_pct=50"], "unknown knob");
     // One bad assignment among good ones writes none of them.
-    fails(&["config", "freeze=off", "suss_k_max=9"], "suss_k_max");
+    fails(&["config", "rwnd_override=on", "ipv6_prefix_len=129"], "ipv6_prefix_len");
     let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
-    assert_eq!((knobs["freeze"].as_str(), knobs["bw_scale_pct"].as_str()), (Some("on"), Some("50")), "{knobs}");
+    assert_eq!((knobs["rwnd_override"].as_str(), knobs["max_age_s"].as_str()), (Some("off"), Some("600")), "{knobs}");
+    assert!(knobs.as_object().unwrap().len() <= 12, "an operator's knobs: {knobs}");
+    assert!(ok(&["lab", "knobs", "bw_scale_pct=50", "freeze=on"]).contains("bw_scale_pct=50"));
+    fails(&["lab", "knobs", "freeze=off", "suss_k_max=9"], "suss_k_max");
+    let lab: serde_json::Value = serde_json::from_str(&ok(&["lab", "knobs", "--json"])).unwrap();
+    assert_eq!((lab["freeze"].as_str(), lab["bw_scale_pct"].as_str()), (Some("on"), Some("50")), "{lab}");
+    assert!(ok(&["lab", "knobs", "--reset"]).contains("freeze=off"));
 }
 
 /// The pin directory, the save file and restore: what a local user or an interrupted
@@ -268,7 +275,7 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
     // takes the stall out with the one ACK that ends it, and the compressed ACKs behind
     // it bring the bytes that crossed in it); a jump on such an entry can retreat by
     // the rate test; a jump can end rate limited. With one flow per size this test
-    // failed twice in make test runs on 2026-11-26 (BENCHMARKS.md, Issue 12).
+    // failed twice in make test runs on 2026-11-26 (BENCHMARKS.md at 3c45a21, Issue 12).
     let every = || {
         let all = headstart::lab::report::read_rows(&out).unwrap();
         let flows: Vec<_> = all.iter().filter(|r| r.cc == "s_cubic").map(|r| (r.role.as_str(), r.size, r.resume.as_deref(), r.jump_cwnd, r.table_bw_mbps, r.omega)).collect();
@@ -359,8 +366,8 @@ fn stored_after_full_slow_starts(out: &Path) -> (Vec<f64>, String) {
 fn s_cubic_reads_the_link_through_aggregated_acks() {
     // ACKs released every 16 ms (Wi-Fi, LTE uplinks): a cold 1 MB flow's first rounds come
     // back as one burst each. Read ACK by ACK, GCBE stored 73-75 Mbit/s of the 96.5 of
-    // payload; the burst view's busy aggregation intervals read the link (knob
-    // gcbe_aggregation, on by default; BENCHMARKS.md, Issue 12).
+    // payload; the burst view's busy aggregation intervals read the link (RESULTS.md,
+    // aggregation: the control, the ACKs alone, read below 85 in every run).
     let f = Fresh::new("agg");
     let lab = ["--cc", "s_cubic", "--sizes", "1m", "--reps", "5", "--ack-aggregation", "16ms"];
     // Twice in make test runs on 2026-11-23 (20:02, 20:09 UTC) this failed with 3 flows:
@@ -369,8 +376,6 @@ fn s_cubic_reads_the_link_through_aggregated_acks() {
     let (on, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "agg-on", &[&["load"]], &lab));
     let median = |v: &[f64]| v[(v.len() - 1) / 2];
     assert!((87.0..=106.0).contains(&median(&on)), "16 ms ACK aggregation: stored {on:?} Mbit/s; {ctx}");
-    let (off, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "agg-off", &[&["load"], &["config", "gcbe_aggregation=off"]], &lab));
-    assert!(median(&off) < 85.0, "the ACKs alone read low behind 16 ms bursts: {off:?} Mbit/s; {ctx}");
     let st = status();
     assert_eq!(counter(&st, "s_cubic", "misses"), 5, "every flow started cold: {st}");
 }
@@ -380,7 +385,7 @@ fn s_bbr_reads_the_link_through_aggregated_acks() {
     // BBR's STARTUP paces a smooth ramp; behind 4 ms of ACK aggregation a cold 1 MB flow
     // runs at the link's rate only in its last releases: BBR's estimate reads the ramp
     // (71-79 Mbit/s of 96.5), GCBE's cycles do in two flows of three. The fastest release on the grid, bounded
-    // by its send rate, reads the link (gcbe.h's grid peak; BENCHMARKS.md, Issue 12).
+    // by its send rate, reads the link (gcbe.h's grid peak; BENCHMARKS.md at 3c45a21, Issue 12).
     // 4 ms, not 8: at 8 ms 1 flow in 15 read below -20 % (73.6) and 2 more within
     // 1.5 Mbit/s of it, so a median of 3 would miss in a few runs in a hundred; at
     // 4 ms the lowest of 14 read 83.7.
@@ -389,16 +394,9 @@ fn s_bbr_reads_the_link_through_aggregated_acks() {
     // BBR has no HyStart: every flow counts.
     let (on, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "on", &[&["load"]], &lab));
     assert!(on.len() == 3 && (77.2..=115.8).contains(&on[1]), "4 ms ACK aggregation: s_bbr stored {on:?} Mbit/s (the link: 96.5); {ctx}");
-    // The control is BBR's estimate alone (s_bbr_gcbe=off): 71.3-79.3 in 24 of 24 flows
-    // (2026-11-26), while every run with GCBE had a flow at 95 or more. GCBE without the
-    // burst view (gcbe_aggregation=off) is no control: in 42 flows ACK by ACK it read
-    // the ramp (69.6-79.3) in 29 and in 13 a cycle that ran at the link, 81-102 (eq. 7
-    // takes the longest gap, one 4 ms release, out of the cycle's time). Checked here
-    // as "two of three below 80", it failed twice in five make test runs and would have
-    // in 5 of these 14 runs (BENCHMARKS.md, Issue 12).
+    // BBR's estimate alone read 71.3-79.3 in 24 of 24 flows (2026-11-26, RESULTS.md,
+    // aggregation), while every run with GCBE's burst view had a flow at 95 or more.
     assert!(on[2] >= 85.0, "with the burst view a flow reads the link: {on:?} Mbit/s; {ctx}");
-    let (bbr, ctx) = stored_after_full_slow_starts(&rate_sweep(&f, "bbr-alone", &[&["load"], &["config", "s_bbr_gcbe=off"]], &lab));
-    assert!(bbr.len() == 3 && bbr[2] < 85.0, "BBR's estimate alone reads the ramp: {bbr:?} vs {on:?} Mbit/s; {ctx}");
     let st = status();
     assert_eq!(counter(&st, "s_bbr", "misses"), 3, "every flow started cold: {st}");
 }
@@ -460,7 +458,7 @@ fn ten_thousand_peers_through_a_small_table() {
     ok(&["load", "--table-size", "1024"]);
     // This test is about the table, not the estimator: no noise floor, so that the
     // short flows below all store.
-    ok(&["config", "gcbe_min_span_us=0"]);
+    ok(&["lab", "knobs", "gcbe_min_span_us=0"]);
     let toml = f.path("peers.toml");
     std::fs::write(
         &toml,
@@ -584,10 +582,10 @@ fn hex(bytes: &[u8]) -> Vec<String> {
 
 #[test]
 fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
-    use headstart::bpf::abi::{Knobs, KNOBS};
+    use headstart::bpf::abi::KNOB_HISTORY;
     let _f = Fresh::new("upgrade");
-    // What an older headstart pinned: 40-byte entries (before `agreed`) and a knob
-    // record one knob short, as libbpf would have made them.
+    // What an older headstart pinned: 40-byte entries (before `agreed`) and a 44-knob
+    // ("HSC1") record one knob short, as libbpf would have made them.
     std::fs::create_dir_all("/sys/fs/bpf/headstart").unwrap();
     bpftool(&["map", "create", "/sys/fs/bpf/headstart/hs_paths", "type", "lru_hash", "key", "16", "value", "40", "entries", "4096", "name", "hs_paths"]);
     let mut key = vec![0u8; 10];
@@ -607,10 +605,22 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     args.extend(["value", "hex"]);
     args.extend(v.iter().map(String::as_str));
     bpftool(&args);
-    let mut knobs = Knobs::default();
-    knobs.set("bw_scale_pct=20").unwrap();
-    let record = knobs.to_record();
-    let older = &record[..record.len() - 4];
+    let (version, names) = KNOB_HISTORY[0];
+    let mut record = version.to_ne_bytes().to_vec();
+    for name in &names[..names.len() - 1] {
+        let v: u32 = match *name {
+            "max_age_s" => 900,
+            "rwnd_override" => 2, // "resume" then, "on" now
+            "ipv6_prefix_len" => 56,
+            "bw_scale_pct" | "rtt_scale_pct" | "jump_pct" | "rtt_match" => 100,
+            "trusted_uid_max" => 999,
+            "max_start_cwnd" | "max_start_rate_mbps" => 1000,
+            "store_cap_mbps" => 10_000,
+            _ => 0,
+        };
+        record.extend(v.to_ne_bytes());
+    }
+    let older = &record[..];
     let size = older.len().to_string();
     bpftool(&["map", "create", "/sys/fs/bpf/headstart/hs_config", "type", "array", "key", "4", "value", &size, "entries", "1", "name", "hs_config"]);
     let mut args = vec!["map", "update", "pinned", "/sys/fs/bpf/headstart/hs_config", "key", "hex", "00", "00", "00", "00", "value", "hex"];
@@ -628,13 +638,14 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("hs_paths, hs_config written by an older headstart carried over"), "{err}");
+    assert!(err.contains("knobs this release no longer has, not carried over") && err.contains("after_jump"), "{err}");
     let e: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.9.8.7", "--json"])).unwrap();
     assert_eq!((e["bw_bytes_per_s"].as_u64(), e["min_rtt_us"].as_u64(), e["flows"].as_u64()), (Some(12_500_000), Some(50_000), Some(3)), "{e}");
     assert_eq!((e["lossy"].as_bool(), e["agreed"].as_u64()), (Some(true), Some(0)), "old fields kept, the new one zero: {e}");
     let st = status();
-    assert_eq!(st["knobs"]["bw_scale_pct"], "20", "the older knob kept: {st}");
-    let last = KNOBS.last().unwrap();
-    assert_eq!(st["knobs"][last.name], last.format(last.default), "the knob it lacked: its default");
+    assert_eq!((st["knobs"]["max_age_s"].as_str(), st["knobs"]["ipv6_prefix_len"].as_str()), (Some("900"), Some("56")), "kept by name: {st}");
+    assert_eq!(st["knobs"]["rwnd_override"], "on", "resume is on now: {st}");
+    assert_eq!(st["knobs"].as_object().unwrap().len(), headstart::bpf::abi::KNOBS.len(), "the dropped knobs are gone: {st}");
     assert!(!Path::new("/run/headstart/table-before-upgrade.json").exists(), "the backup goes once the table is back");
 }
 
@@ -652,11 +663,12 @@ fn first_cwnd(dir: &Path) -> std::collections::HashMap<usize, u32> {
 #[test]
 fn s_bbr_stores_bbrs_estimate_and_the_next_flow_starts_at_it() {
     let f = Fresh::new("sbbr");
-    // Without the yield: this checks what is stored and that the next jump is all of it.
-    // With it, each handshake the emulator's lateness reads as busy (2 of 72 idle ones on
-    // 2026-11-25) cuts the next jump by an eighth, and one `make test` that day saw a jump
-    // of 316 against a cached BDP of 419 after two. The yield has its own test below.
-    let setup: &[&[&str]] = &[&["load"], &["config", "jump_yield=off"]];
+    // Jumps yield to a busy bottleneck (no longer a knob): each handshake the emulator's
+    // lateness reads as busy (2 of 72 idle ones on 2026-11-25) cuts the next jump by an
+    // eighth, and one `make test` that day saw a jump of 316 against a cached BDP of 419
+    // after two. Relaxed from 0.8 to 0.65 of the cached BDP when the switch went (two
+    // such handshakes' cut), with that cause.
+    let setup: &[&[&str]] = &[&["load"]];
     let out = rate_sweep(&f, "sbbr", setup, &["--cc", "bbr,s_bbr", "--warm", "--sizes", "1m", "--reps", "2", "--sample", "1ms"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let starts = first_cwnd(&out);
@@ -674,7 +686,7 @@ fn s_bbr_stores_bbrs_estimate_and_the_next_flow_starts_at_it() {
         // The flow started at the cached BDP (~416 packets), not at IW 10.
         let cached_bdp = bw * 1e6 / 8.0 * r.table_min_rtt_ms.unwrap() / 1e3 / r.mss as f64;
         let start = starts[&i] as f64;
-        assert!(start >= 0.8 * cached_bdp, "first cwnd {start}, cached BDP {cached_bdp:.0}");
+        assert!(start >= 0.65 * cached_bdp, "first cwnd {start}, cached BDP {cached_bdp:.0}");
     }
     let st = status();
     // The primer (the sweep's first flow, cold) and two warm-up/measured pairs.
@@ -696,7 +708,7 @@ fn side_by_side_copies_lose_the_same_transmissions_of_twin_flows() {
     // of 161-223 losses (<= 3.8 %); a ninth, a test run, had fewer than 36 (an earlier
     // check asked for 36). Drawn from one seeded stream per copy instead (the
     // copies' streams start alike and drift apart): 11 and 29 of 40, 51 and 20 of 181
-    // (28 and 11 %), and throughput up to 2.3x apart (BENCHMARKS.md, Issue 12).
+    // (28 and 11 %), and throughput up to 2.3x apart (BENCHMARKS.md at 3c45a21, Issue 12).
     let f = Fresh::new("pairs");
     let out = run_toml(
         &f,
@@ -806,10 +818,10 @@ fn suss_accelerates_cold_flows_and_with_its_knob_off_is_cubic() {
     let rows = measured(&out);
     let (cubic, suss) = (median_fct(&rows, "cubic"), median_fct(&rows, "suss"));
     assert!((suss / cubic - 1.0).abs() < 0.05, "suss=off is cubic: {suss:.3} vs {cubic:.3} s");
-    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["lab", "knobs", "--json"])).unwrap();
     assert_eq!(knobs["suss"], "on", "the run's knob was put back: {knobs}");
     let run = common::run_json(&out);
-    assert_eq!(run["knobs"]["suss"], "off", "run.json records the knobs in force");
+    assert_eq!(run["lab_knobs"]["suss"], "off", "run.json records the knobs in force");
     assert!(run["git_commit"].as_str().is_some_and(|c| c.len() >= 7), "run.json records the commit: {}", run["git_commit"]);
 }
 
@@ -841,7 +853,7 @@ fn experiment_knobs_are_validated_first_and_restored_after_a_failure() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while serde_json::from_str::<serde_json::Value>(&ok(&["config", "--json"])).unwrap()["freeze"] != "on" {
+    while serde_json::from_str::<serde_json::Value>(&ok(&["lab", "knobs", "--json"])).unwrap()["freeze"] != "on" {
         assert!(std::time::Instant::now() < deadline, "the run never applied its knob");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -849,7 +861,7 @@ fn experiment_knobs_are_validated_first_and_restored_after_a_failure() {
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let res = child.wait_with_output().unwrap();
     assert!(!res.status.success(), "interrupted");
-    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
+    let knobs: serde_json::Value = serde_json::from_str(&ok(&["lab", "knobs", "--json"])).unwrap();
     assert_eq!(knobs["freeze"], "off", "knobs restored after SIGTERM: {knobs}");
     common::assert_no_lab_namespaces();
 }
@@ -902,40 +914,21 @@ fn overlapping_flows(f: &Fresh, name: &str, ccs: &str, link: &str, knobs: &str) 
     out
 }
 
-/// Concurrent flows to one peer: with `concurrency=lease` one resumes and the others
-/// start as the kernel (reject_busy); with `split` all resume, sharing the rate, and
-/// every one of them leaves the entry's resumer count when its resume ends (both with
-/// `jump_room=off`); with `jump_room` at its default (s_cubic) a flow beside the peer's
-/// other flows with a quarter of the saved BDP (at least `min_jump_pkts`) in flight
-/// starts as the kernel (reject_siblings),
-/// and `hs_open` counts every flow and packet back out at release.
+/// Concurrent flows to one peer: one resumes from the entry at a time (a lease: the
+/// others start as the kernel, reject_busy) and s_cubic's flow beside the peer's other
+/// flows with a quarter of the saved BDP (at least 40 packets) in flight starts as the
+/// kernel (reject_siblings); `hs_open` counts every flow and packet back out at
+/// release. (The `split` alternative to the lease was measured and deleted: RESULTS.md.)
 #[test]
-fn concurrent_resumers_take_turns_or_split_the_rate() {
-    let f = Fresh::new("split");
+fn concurrent_resumers_take_turns_and_leave_room_for_their_siblings() {
+    let f = Fresh::new("room");
     ok(&["load"]);
-    let run = |name: &str, concurrency: &str| {
-        overlapping_flows(&f, name, r#""s_cubic""#, "", &format!("concurrency = \"{concurrency}\"\njump_room = \"off\"\n"));
-        let st = status();
-        (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "shared_jumps"), counter(&st, "s_cubic", "jumps"))
-    };
-    let (busy, shared, _) = run("lease", "lease");
-    assert!(busy >= 1 && shared == 0, "lease: overlapping flows wait their turn (busy {busy}, shared {shared})");
-    let (busy2, shared2, jumps2) = run("split", "split");
-    assert_eq!(busy2, busy, "split: no flow refused for another's resume");
-    assert!(shared2 >= 1 && jumps2 >= 1, "split: overlapping flows jump with a share (shared {shared2})");
-    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
-    assert_eq!(entry["resumers"], 0, "every resumer left the entry: {entry}");
-
-    assert_eq!(counter(&status(), "s_cubic", "reject_siblings"), 0, "jump_room=off: no flow refused for its siblings");
-    let knobs: serde_json::Value = serde_json::from_str(&ok(&["config", "--json"])).unwrap();
-    assert_eq!(knobs["jump_room"], "s_cubic", "the default, back after the runs: {knobs}");
     let out = overlapping_flows(&f, "room", r#""s_cubic""#, "", "");
     let st = status();
-    let (busy3, jumps3, siblings) = (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "jumps"), counter(&st, "s_cubic", "reject_siblings"));
-    assert!(siblings >= 1 && jumps3 > jumps2, "jump_room: flows beside others with packets in flight start as the kernel, others jump (siblings {siblings}, jumps {jumps2} -> {jumps3})");
-    assert!(busy3 >= busy2, "the lease still holds");
+    let (busy, jumps, siblings) = (counter(&st, "s_cubic", "reject_busy"), counter(&st, "s_cubic", "jumps"), counter(&st, "s_cubic", "reject_siblings"));
+    assert!(siblings + busy >= 1 && jumps >= 1, "flows beside others start as the kernel, others jump (siblings {siblings}, busy {busy}, jumps {jumps})");
     let rows = headstart::lab::report::read_rows(&out).unwrap();
-    assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");
+    assert!(rows.iter().any(|r| matches!(r.resume.as_deref(), Some("reject_siblings" | "reject_busy"))), "the rows name the reason");
     // Every flow was released: the peer's flows and their packets in flight are back at 0.
     for (open, pkts_out) in hs_open_values() {
         assert!(open == 0 && pkts_out == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}");
@@ -959,90 +952,12 @@ fn hs_open_values() -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// A peer's flows share its bottleneck: an s_bbr jump made while another flow to the
-/// peer is open (jumped or not) goes without the window override with rwnd_shared=off,
-/// and with quiet (the default) where the peer's flows lost a packet in the last 10 s,
-/// so a hole in it cannot make the receiver discard what lies past its real window;
-/// behind a buffer where nothing is lost, quiet keeps it. s_cubic keeps it, and
-/// rwnd_shared=on gives it back to s_bbr. Overlapping Poisson flows at 80 % load; the
-/// busy and lossy rules are off, so that only this one refuses.
-#[test]
-fn an_s_bbr_jump_beside_an_open_sibling_flow_stays_within_the_receivers_window() {
-    let f = Fresh::new("shared");
-    ok(&["load"]);
-    let run = |name: &str, link: &str, rwnd_shared: &str| {
-        let knobs = format!("rwnd_busy = \"on\"\nrwnd_lossy = \"on\"\nrwnd_shared = \"{rwnd_shared}\"\n");
-        let out = overlapping_flows(&f, name, r#""s_bbr", "s_cubic""#, link, &knobs);
-        (measured(&out), status(), out)
-    };
-    // A sibling open at a flow's start, by the client's clock, with `margin` s each side:
-    // the server counts a flow from its handshake's end to its close, a round trip and
-    // any queue (up to tens of ms at 80 % load) after the client's times. The handshake
-    // is the client's connect(): a flow whose SYN-ACK the bottleneck dropped is not open
-    // at the server until its retransmission a second later (CI, 2026-11-26: an
-    // override beside a "sibling" started 0.23 s earlier, 1.36 s long, which had not
-    // jumped; the rows had no handshake time then).
-    let opened = |r: &headstart::lab::metrics::FlowRow| r.start_s + r.handshake_ms.expect("a flow's handshake time") / 1e3;
-    let sibling_open = |rows: &[headstart::lab::metrics::FlowRow], r: &headstart::lab::metrics::FlowRow, margin: f64| {
-        rows.iter().any(|o| {
-            o.cc == r.cc && opened(o) + margin < opened(r) && o.fct_s.is_some_and(|fct| o.start_s + fct > opened(r) + margin)
-        })
-    };
-    // quiet behind a 10 MB buffer, first (hs_open keeps the peer's last loss): no flow
-    // loses, so jumps beside siblings keep it. Counters run from the load.
-    let (_, st, out) = run("quiet-deep", "buffer = \"10mb\"\n", "quiet");
-    // Every flow, warm-ups included: any of them stamps the peer's last loss. (Failed
-    // once in 17 runs on 2026-11-26 with a refusal counted, its rows not kept; the
-    // suspect is a receiver that discarded part of a jump with the override, which the
-    // sender answers as a loss: see BENCHMARKS.md, the main job, 2026-11-26. Lost
-    // flows are printed with their discards and bottleneck drops.)
-    let lost: Vec<_> = headstart::lab::report::read_rows(&out)
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.retrans != Some(0))
-        .map(|r| format!("{} {} {} B: retrans {:?}, receiver discards {:?}, bottleneck drops {:?}", r.role, r.cc, r.size, r.retrans, r.beyond_window, r.drops_buffer))
-        .collect();
-    assert!(lost.is_empty(), "nothing lost behind 10 MB; lost: {lost:#?}");
-    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), 0, "no sibling lost: no refusal: {st}");
-    let kept = counter(&st, "s_bbr", "shared_quiet_rwnd");
-    assert!(kept >= 1, "jumps beside siblings kept the override: {st}");
-    let (rows, st, _) = run("off", "", "off");
-    let refused = counter(&st, "s_bbr", "shared_no_rwnd");
-    assert!(refused >= 1, "overlapping s_bbr flows: {st}");
-    assert_eq!(counter(&st, "s_cubic", "shared_no_rwnd"), 0, "s_cubic keeps the override: {st}");
-    assert_eq!(counter(&st, "s_bbr", "shared_quiet_rwnd"), kept, "off keeps no override beside a sibling: {st}");
-    let s_bbr: Vec<_> = rows.iter().filter(|r| r.cc == "s_bbr").cloned().collect();
-    for r in s_bbr.iter().filter(|r| r.override_rwnd_limited_ms.is_some()) {
-        // Failed once in 3 runs (2026-11-26, before the handshake was in the rows) and
-        // once in CI, with a sibling that may have waited a second for its SYN-ACK:
-        // the siblings are printed, with their handshakes.
-        let open: Vec<_> = s_bbr.iter().filter(|o| sibling_open(std::slice::from_ref(*o), r, 0.1)).collect();
-        assert!(open.is_empty(), "an override beside a sibling clearly open: {r:?}; open siblings: {open:?}");
-    }
-    let refused_beside_a_sibling = s_bbr
-        .iter()
-        .filter(|r| r.jump_cwnd.is_some_and(|j| j > 0) && r.override_rwnd_limited_ms.is_none())
-        .any(|r| sibling_open(&s_bbr, r, 0.0));
-    assert!(refused_beside_a_sibling, "a jump beside a sibling, without the override: {s_bbr:?}");
-    // quiet at 2 % random loss: the peer's flows lose, and jumps beside siblings are
-    // refused as with off.
-    let (_, st, _) = run("quiet-lossy", "loss = \"2%\"\n", "quiet");
-    let refused_lossy = counter(&st, "s_bbr", "shared_no_rwnd");
-    assert!(refused_lossy > refused, "a jump beside a sibling after losses goes without the override: {st}");
-    let (_, st, _) = run("on", "", "on");
-    assert_eq!(counter(&st, "s_bbr", "shared_no_rwnd"), refused_lossy, "rwnd_shared=on: {st}");
-    // Every flow was released: no peer has an open flow, or packets in flight, left.
-    for (open, pkts_out) in hs_open_values() {
-        assert!(open == 0 && pkts_out == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}");
-    }
-}
-
 #[test]
 fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     let f = Fresh::new("crrtt");
     ok(&["load"]);
     // The warm-ups must not replace the entries under test.
-    ok(&["config", "store=off"]);
+    ok(&["lab", "knobs", "store=off"]);
     // The reasons name this path's RTT against the saved one; an entry that matches the
     // path but saves less than min_jump_pkts (40) is refused as too small to be worth a
     // jump (5 Mbit/s x 50 ms: 21 packets).
@@ -1060,7 +975,7 @@ fn careful_resume_does_not_jump_on_an_rtt_mismatch_or_a_small_entry() {
     assert_eq!(counter(&st, "s_cubic", "reject_rtt_shorter"), 2, "{st}");
     assert_eq!(counter(&st, "s_cubic", "reject_small"), 2, "{st}");
     // min_jump_pkts=0: the small entry is jumped to.
-    ok(&["config", "min_jump_pkts=0"]);
+    ok(&["lab", "knobs", "min_jump_pkts=0"]);
     let out = f.path("small-jumps");
     sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
     let r = &measured(&out)[0];
@@ -1103,44 +1018,6 @@ fn a_lossy_mark_clears_after_ten_thousand_clean_segments_not_one_clean_flow() {
             assert_eq!((e["lossy"].as_bool(), e["clean_segs"].as_u64()), (Some(false), Some(0)), "past 10,000: cleared: {e}");
         }
     }
-}
-
-/// After a jump to a path marked lossy, growth follows after_jump_lossy, not after_jump.
-/// Behind a lossy-marked entry at a fifth of the path's rate (a clean 100 Mbit/s, 50 ms
-/// path here, so nothing else decides), slow start from the jump finishes a 4 MB flow
-/// far sooner than holding the jump's window; the knobs are set crosswise, so reading
-/// after_jump instead would reverse the order.
-#[test]
-fn after_a_jump_to_a_lossy_path_growth_follows_after_jump_lossy() {
-    let f = Fresh::new("lossyjump");
-    let table = lossy_entry_file(&f, 2_500_000);
-    let table = table.to_str().unwrap();
-    let run = |name: &str, after_jump: &str, after_jump_lossy: &str| {
-        let knobs = ["config".to_string(), "store=off".into(), format!("after_jump={after_jump}"), format!("after_jump_lossy={after_jump_lossy}")];
-        let knobs: Vec<&str> = knobs.iter().map(String::as_str).collect();
-        // --keep-table starts from the restored entry (a sweep otherwise forgets the
-        // peer); store=off keeps it as restored for every flow.
-        let out = rate_sweep(&f, name, &[&["load"], &knobs, &["table", "restore", table]], &["--cc", "s_cubic", "--sizes", "4m", "--reps", "2", "--warm", "--keep-table", "--warm-size", "64k"]);
-        let st = status();
-        // Once (a make test, 2026-11-23 20:27 UTC) status counted 3 flows, all jumps without
-        // the override; not reproduced in 3 runs since. The rows say what the fourth did.
-        let all = headstart::lab::report::read_rows(&out).unwrap();
-        let seen: Vec<_> = all.iter().map(|r| (r.role.as_str(), r.resume.as_deref(), r.error.as_deref())).collect();
-        assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 4, "every flow jumped to the lossy entry, without the override: {seen:?}; {st}");
-        let rows = measured(&out);
-        for r in &rows {
-            assert_eq!(r.resume.as_deref(), Some("validated"), "{r:?}");
-            assert!(r.jump_cwnd.is_some_and(|j| (70..=100).contains(&j)), "a fifth of the 430-packet BDP: {r:?}");
-        }
-        rows.iter().map(|r| r.fct_s.unwrap()).sum::<f64>() / rows.len() as f64
-    };
-    let slow_start = run("slow", "hold", "slow_start");
-    let hold = run("hold", "slow_start", "hold");
-    // hold takes 1.18 s. slow_start's own time is bimodal, from where its overshoot of
-    // the 1-BDP buffer lands: 0.59 s in two runs, 0.64 and 0.74 s in two others (the
-    // last failed the 0.6x this check had until 2026-11-25). Either knob reading the
-    // other's growth would put the two within a few % of each other.
-    assert!(slow_start < 0.7 * hold, "after_jump_lossy decides: slow_start {slow_start:.3} s, hold {hold:.3} s");
 }
 
 #[test]
@@ -1244,15 +1121,15 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
 
 /// A jump whose handshake RTT shows a queue over the saved min RTT (a busy bottleneck)
 /// goes without the window override, so a hole in it cannot make the receiver discard
-/// what lies past its real window; rwnd_busy=on gives it back. The queue is made by
+/// what lies past its real window. The queue is made by
 /// the entry: its min RTT read as 80 % of this path's (rtt_scale_pct), 10 ms of
 /// "queue" on a 50 ms path, well within rtt_match.
 #[test]
 fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     let f = Fresh::new("busy");
     let run = |name: &str, rwnd_busy: &str| {
-        let knobs = ["config".to_string(), "store=off".into(), "rtt_scale_pct=80".into(), format!("rwnd_busy={rwnd_busy}")];
-        let knobs: Vec<&str> = knobs.iter().map(String::as_str).collect();
+        assert_eq!(rwnd_busy, "off", "rwnd_busy=on was measured and deleted");
+        let knobs = ["lab", "knobs", "store=off", "rtt_scale_pct=80"];
         let setup: &[&[&str]] = &[&["load"], &knobs, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
         let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
         (headstart::lab::report::read_rows(&out).unwrap(), status())
@@ -1263,11 +1140,6 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         assert!(r.jump_cwnd.is_some_and(|j| j > 200), "it still jumps: {r:?}");
         assert_eq!(r.override_rwnd_limited_ms, None, "without the override: {r:?}");
         assert!(r.rwnd_limited_ms.is_some_and(|ms| ms > 0.0), "the receiver's own window held it back: {r:?}");
-    }
-    let (rows, st) = run("busy-on", "on");
-    assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 0, "{st}");
-    for r in &rows {
-        assert!(r.override_rwnd_limited_ms.is_some(), "rwnd_busy=on: the override as before: {r:?}");
     }
 
     // An entry whose handshakes found a queue in 40 % of them, read with its min RTT as
@@ -1295,7 +1167,7 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         std::fs::write(&file, table_file(unix_now(), &[entry])).unwrap();
         let scale = format!("rtt_scale_pct={rtt_scale_pct}");
         let rtt = format!("{path_rtt_ms}ms");
-        let setup: &[&[&str]] = &[&["load"], &["config", "store=off", &scale], &["table", "restore", file.to_str().unwrap()]];
+        let setup: &[&[&str]] = &[&["load"], &["lab", "knobs", "store=off", &scale], &["table", "restore", file.to_str().unwrap()]];
         let late = |out: &Path| {
             let max = common::lateness_max_ms(out);
             (max > margin_ms).then(|| format!("a packet {max:.2} ms late, over this check's {margin_ms} ms margin"))
@@ -1318,76 +1190,12 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
     assert!(rows.iter().all(|r| r.override_rwnd_limited_ms.is_some()), "clean handshakes keep the override: {rows:?}");
 }
 
-/// Jumps yield to a bottleneck their handshakes find busy (jump_yield): each handshake
-/// that looks the entry up moves its busy share, and each jump is cut by it. The
-/// "queue" is the entry's min RTT read as 80 % of this path's (rtt_scale_pct): every
-/// handshake here finds 10 ms of it, so the share rises by an eighth of what is left
-/// each time and the jumps shrink flow after flow, to no less than half. On a path
-/// its flows have to themselves (the same entry read as it is), the share stays 0 and
-/// the jumps whole; jump_yield=off jumps whole whatever the share.
-#[test]
-fn jumps_yield_to_a_bottleneck_their_handshakes_found_busy() {
-    let f = Fresh::new("yield");
-    // The idle run's entry has a min RTT 3 ms over this path's, as the clean handshakes'
-    // in the test above: at the path's own, the emulator's lateness alone made a
-    // handshake read busy now and then, and the idle check failed once (2026-11-25, 05:00-08:00 UTC).
-    let run = |name: &str, knobs: &[&str]| {
-        let mut config = vec!["config", "store=off", "rwnd_busy=on"];
-        config.extend_from_slice(knobs);
-        // The idle entry keeps the same saved BDP (96 Mbit/s x 50 ms): at 96 Mbit/s x 53 ms
-        // its jumps went 6 % past the path and met losses, a retreat deleting the entry
-        // (2 of 5 runs).
-        let (bw, rtt) = if name == "idle" { ("90.5mbit", "53ms") } else { ("96mbit", "50ms") };
-        let setup: &[&[&str]] = &[&["load"], &config, &["table", "set", "10.77.1.1", "--bw", bw, "--rtt", rtt]];
-        // A jump that retreats deletes the entry whose share this test follows. The jumps
-        // here (at most 77 Mbit/s on a 100 Mbit/s path) retreat only when the emulator
-        // holds ACKs back for several ms, which can happen without flagging the run
-        // (make test, 2026-11-26: run 1 flagged, run 2 not, one retreat_rate, the entry
-        // gone; by hand, 1 run in 6 retreated, at p99 lateness 2.6 ms): such a run is
-        // repeated from a purged state, as a flagged one is.
-        let retreated = |_: &Path| {
-            let st = status();
-            let n: u64 = ["retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate"].iter().map(|c| counter(&st, "s_cubic", c)).sum();
-            (n > 0).then(|| format!("{n} jump(s) retreated, the entry with them"))
-        };
-        let args = sweep_args("{out}", &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "256k,512k", "--reps", "2"]);
-        let out = unflagged_unless(&f, name, setup, &args, retreated);
-        let mut rows = headstart::lab::report::read_rows(&out).unwrap();
-        rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-        let jumps: Vec<u32> = rows.iter().map(|r| r.jump_cwnd.unwrap_or(0)).collect();
-        (jumps, status(), lab_peer_entry())
-    };
-    let (jumps, st, e) = run("busy", &["rtt_scale_pct=80"]);
-    let n = jumps.len() as u64;
-    assert!(n >= 6, "{jumps:?}");
-    assert_eq!(e["handshakes"].as_u64(), Some(n), "every handshake looked the entry up: {e}");
-    let busy = e["busy_pct"].as_f64().unwrap();
-    let want = 100.0 * (1.0 - 0.875f64.powi(n as i32));
-    assert!((busy - want).abs() < 1.0, "every handshake busy: {busy} % after {n}, want {want:.1}: {e}");
-    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), n, "{st}");
-    // The whole jump: 96 Mbit/s x 40 ms = 331 packets.
-    assert!(jumps[0] < 331 && jumps[0] >= 280, "the first handshake's eighth: {jumps:?}");
-    let half = *jumps.last().unwrap();
-    assert!((160..=170).contains(&half), "half the whole jump at the end: {jumps:?}");
-    assert!(jumps.windows(2).all(|w| w[1] < w[0] || w[1] == half), "each jump smaller than the last, down to half: {jumps:?}");
-
-    let (jumps, st, e) = run("idle", &[]);
-    assert_eq!(e["busy_pct"].as_f64(), Some(0.0), "no queue in any handshake: {e}");
-    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), 0, "{st}");
-    assert!(jumps.iter().all(|&j| j == jumps[0] && j > 400), "whole jumps (96 Mbit/s x 50-53 ms): {jumps:?}");
-
-    let (jumps, st, e) = run("off", &["rtt_scale_pct=80", "jump_yield=off"]);
-    assert!(e["busy_pct"].as_f64().unwrap() > 50.0, "still measured: {e}");
-    assert_eq!(counter(&st, "s_cubic", "yielded_jumps"), 0, "{st}");
-    assert!(jumps.iter().all(|&j| j == jumps[0] && (320..=340).contains(&j)), "jump_yield=off: whole jumps: {jumps:?}");
-}
-
 #[test]
 fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     let f = Fresh::new("raise");
     // An entry far below the path's rate (20 Mbit/s of 100): one honest flow may lift it
     // 2x, not to the 100 it measures; a flow that does not retreat keeps the rule.
-    let setup: &[&[&str]] = &[&["load"], &["config", "store_max_raise_pct=200", "startup=off"], &["table", "set", "10.77.1.1", "--bw", "20mbit", "--rtt", "50ms"]];
+    let setup: &[&[&str]] = &[&["load"], &["lab", "knobs", "startup=off"], &["table", "set", "10.77.1.1", "--bw", "20mbit", "--rtt", "50ms"]];
     let out = rate_sweep(&f, "raise", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "1"]);
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     let after: Vec<f64> = rows.iter().map(|r| r.table_bw_mbps.unwrap()).collect();
@@ -1396,13 +1204,13 @@ fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
 }
 
 #[test]
-fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
+fn random_loss_retreats_by_the_rfc() {
     let f = Fresh::new("randloss");
     ok(&["load"]);
     // The subject is what a jump does when random loss meets it, so every entry is
     // jumped to: a 4 MB flow at 1 % loss is loss-limited and often stores less than
     // min_jump_pkts (40 packets), which would refuse the next jump (reject_small).
-    ok(&["config", "min_jump_pkts=0"]);
+    ok(&["lab", "knobs", "min_jump_pkts=0"]);
     // 1 % random loss: a ~430-packet jump nearly always loses a packet with no queue
     // (1 - 0.99^430 = 98.7 %). The entry is set at the path's rate: what a flow at 1 %
     // stores is loss-limited (jumps of 16-41 packets), and in 4 of 6 sweeps with fresh
@@ -1413,12 +1221,11 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
     sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "2", "--loss", "1%"]);
     let st = status();
     assert!(counter(&st, "s_cubic", "retreat_loss") >= 1, "the RFC's rule: any loss while resuming retreats: {st}");
-    assert_eq!(counter(&st, "s_cubic", "loss_no_queue"), 0, "{st}");
     // Losses with no queue mark the path lossy; the jumps after that keep to the
     // receiver's own window (no override: a hole would make it discard the rest).
     assert!(counter(&st, "s_cubic", "lossy_no_rwnd") >= 1, "jumps to a lossy path without the override: {st}");
     // The entry left carries the mark. There may be none: a last flow that retreats
-    // deletes the entry (retreat_entry=delete), and its own loss-limited estimate can
+    // deletes the entry (RFC 9959), and its own loss-limited estimate can
     // be below IW's worth (2.3 Mbit/s at 50 ms), which is not stored (a discard). That
     // made this check fail once in four runs.
     let get = Command::new(BIN).args(["table", "get", "10.77.1.1", "--json"]).output().unwrap();
@@ -1431,23 +1238,13 @@ fn random_loss_retreats_by_the_rfc_and_not_with_retreat_on_queue() {
         assert!(last.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")) && last.table_bw_mbps.is_none(), "no entry left: {last:?}");
         assert!(counter(&st, "s_cubic", "discards") >= 1, "{st}");
     }
-    ok(&["config", "retreat_on=queue"]);
-    ok(&["table", "set", "10.77.1.1", "--bw", "100mbit", "--rtt", "50ms"]);
-    let out = f.path("queue");
-    sweep(&out, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "2", "--loss", "1%"]);
-    let st2 = status();
-    assert!(counter(&st2, "s_cubic", "loss_no_queue") >= 1, "an isolated loss is answered as cubic would: {st2}");
-    assert!(
-        counter(&st2, "s_cubic", "retreat_loss") - counter(&st, "s_cubic", "retreat_loss") < counter(&st2, "s_cubic", "loss_no_queue"),
-        "fewer retreats than losses let through: {st2}"
-    );
 }
 
 /// The lab traces its clients' discards beyond their window to the flows they came
 /// from (flows.csv `beyond_window`). A jump with the window override into 2 % random
 /// loss (an entry not marked lossy: store=off) leaves holes, and the client discards
 /// what was sent past its real window beyond them; the entry halves on each retreat
-/// (retreat_entry=decay), so several flows jump. The same flows without the override
+/// (RFC 9959: a retreat deletes it), so later flows start cold. The same flows without the override
 /// discard nothing. The traced total matched the client's TcpExt BeyondWindow in 28 of
 /// 29 runs on 2026-11-25; one run differed, not explained, so that is not asserted.
 #[test]
@@ -1456,7 +1253,7 @@ fn receivers_discards_are_traced_to_their_flows() {
     let run = |name: &str, rwnd_override: &str| {
         let knobs = format!("rwnd_override={rwnd_override}");
         let setup: &[&[&str]] =
-            &[&["load"], &["config", &knobs, "store=off", "retreat_entry=decay"], &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
+            &[&["load"], &["config", &knobs], &["lab", "knobs", "store=off"], &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
         let out = rate_sweep(&f, name, setup, &["--loss", "2%", "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--reps", "6"]);
         let rows = headstart::lab::report::read_rows(&out).unwrap();
         let client = common::run_json(&out)["client_tcpext"]["BeyondWindow"].as_u64().unwrap_or(0);
@@ -1466,7 +1263,7 @@ fn receivers_discards_are_traced_to_their_flows() {
         let seen = format!("client BeyondWindow {client}: {seen:?}");
         (rows, client, traced, seen)
     };
-    let (rows, _, traced, seen) = run("override", "resume");
+    let (rows, _, traced, seen) = run("override", "on");
     assert!(traced > 0, "jumps past the receiver's window into 2 % loss: some discarded: {seen}");
     assert!(rows.iter().filter(|r| r.beyond_window.unwrap() > 0).all(|r| r.jump_cwnd.is_some_and(|j| j > 0)), "only flows that jumped: {seen}");
     let (_, client, traced, seen) = run("no-override", "off");
@@ -1506,36 +1303,6 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     assert_eq!(counter(&st, "s_cubic", "lossy_no_rwnd"), 0, "the path lost nothing: not marked lossy: {st}");
     let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
     assert_eq!((entry["overruns"].as_u64(), entry["lossy"].as_bool()), (Some(1), Some(false)), "{entry}");
-    // With rwnd_overrun off the tc program watches nothing: the discards read as the
-    // path's loss, and the entry notes no overrun. Whether that loss then marks the
-    // peer lossy, as before the rule, depends on the RTT at the RTO: a run of losses
-    // as the RTT begins to rise reads as an overflow, not random loss
-    // (hs_episode_random). Today that flipped in 1 of 6 CLI runs and 1 of 2 test runs
-    // (the measured jump then kept the override), so the mark is not asserted here.
-    let out = rate_sweep(&f, "stall-off", &[&["load"], &["config", "rwnd_overrun=off"]], &lab);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
-    let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
-    assert!(jump.beyond_window.is_some_and(|n| n > 0), "the stalled receiver discarded: {jump:?}");
-    // With no hole, the first discard is a segment that ended past the window while
-    // the stalled application left data unread (the kernel accepts it into an empty
-    // queue only); those after it begin past the edge.
-    assert!(jump.beyond_window_unread.is_some_and(|n| n >= 1), "the first discard ran past a receiver with data unread: {jump:?}");
-    assert_eq!(jump.rwnd_overrun, Some(false), "nothing watched, nothing named: {jump:?}");
-    let st = status();
-    assert_eq!(counter(&st, "s_cubic", "rwnd_receiver_overrun"), 0, "{st}");
-    let entry: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "10.77.1.1", "--json"])).unwrap();
-    assert_eq!(entry["overruns"].as_u64(), Some(0), "no overrun noted in the entry: {entry}");
-    // retreat_on=queue answers the RTO (no queue: the receiver, not the path, lost the
-    // tail) as the kernel would, without a retreat; the RTO ends the resume all the same
-    // (it stayed Validating, and the rate test then retreated after the RTO, holding
-    // growth again: seen with the rule taken out).
-    let out = rate_sweep(&f, "stall-queue", &[&["load"], &["config", "retreat_on=queue"]], &lab);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
-    let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
-    assert_eq!(jump.resume.as_deref(), Some("retreat_rto"), "{jump:?}");
-    let st = status();
-    assert!(counter(&st, "s_cubic", "loss_no_queue") >= 1, "{st}");
-    assert_eq!(counter(&st, "s_cubic", "validated"), 0, "{st}");
 }
 
 /// A lab run numbers its client ports from the same first port, so each row reads its
@@ -1602,7 +1369,7 @@ fn loopback_flow<T>(listener: &std::net::TcpListener, before_send: impl FnOnce(&
 }
 
 /// On this kernel a controller's init program is sometimes skipped for a new flow (1 to
-/// 27 in 10,000 lab flows; BENCHMARKS.md, Issue 11) while the kernel calls the controller
+/// 27 in 10,000 lab flows; BENCHMARKS.md at 3c45a21, Issue 11) while the kernel calls the controller
 /// initialized. Such a flow must start at its first transmission, not run with none of
 /// its controller's state. The kernel's skip cannot be caused on purpose; deleting a
 /// connection's flow state from user space before it sends (socket storage is keyed by

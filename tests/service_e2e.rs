@@ -39,7 +39,7 @@ fn a_scripted_reboot_keeps_the_table_aged_the_knobs_and_the_default() {
     assert_eq!(up["default_cc"], "s_cubic", "{up}");
     assert_eq!(up["knobs_from"], "defaults", "{up}");
     // A knob changed at run time must survive too (it is not in the config file).
-    ok(&["config", "bw_scale_pct=90"]);
+    ok(&["config", "max_start_cwnd=900"]);
     warm_flows(&f);
     let entries = table();
     assert!(!entries.is_empty(), "warm flows stored entries");
@@ -64,7 +64,7 @@ fn a_scripted_reboot_keeps_the_table_aged_the_knobs_and_the_default() {
     assert_eq!(up["knobs_from"], "kept", "{up}");
     assert_eq!(up["restored_entries"].as_u64(), Some(entries.len() as u64), "{up}");
     let knobs = json(&["config", "--json"]);
-    assert_eq!((knobs["bw_scale_pct"].as_str(), knobs["max_age_s"].as_str()), (Some("90"), Some("900")), "{knobs}");
+    assert_eq!((knobs["max_start_cwnd"].as_str(), knobs["max_age_s"].as_str()), (Some("900"), Some("900")), "{knobs}");
     let after = table();
     for e in &entries {
         let peer = &e["peer"];
