@@ -26,14 +26,13 @@ static __always_inline __u64 hs_delivered_bytes(const struct tcp_sock *tp)
  * GCBE_AGG_MERGE_US. Measured and not kept (RESULTS: aggregation): merging in the
  * primary view, and storing the primary view alone (15-36 % low behind 8-16 ms of
  * aggregation). */
-static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp)
+static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp,
+					      const struct hs_lab_config *lab)
 {
-	struct hs_lab_config lab = hs_get_lab_config();
-
 	e->last_delivered = hs_delivered_bytes(tp);
-	e->gcbe.min_span_us = lab.gcbe_min_span_us;
+	e->gcbe.min_span_us = lab->gcbe_min_span_us;
 	e->gcbe.merge_us = 0;
-	e->bursts.min_span_us = lab.gcbe_min_span_us;
+	e->bursts.min_span_us = lab->gcbe_min_span_us;
 	e->bursts.merge_us = GCBE_AGG_MERGE_US;
 }
 

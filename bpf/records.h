@@ -182,7 +182,6 @@ _Static_assert(sizeof(struct hs_lab_config) == 10 * 4, "hs_lab_config: one u32 p
 			  .bw_scale_pct = 100, .rtt_scale_pct = 100, .suss = 1, .suss_k_max = 1, \
 			  .gcbe_min_span_us = HS_GCBE_MIN_SPAN_US, .min_jump_pkts = HS_MIN_JUMP_PKTS }
 
-enum hs_rwnd_mode { HS_RWND_OFF = 0, HS_RWND_ON = 1 };
 /* on: the accelerations run. off (`headstart off`): no jump, no SUSS round above 2x, no
  * window override: every flow is the kernel's Cubic/BBR (entries are still stored).
  * shadow: look up and record what a start would have done, start as the kernel. */

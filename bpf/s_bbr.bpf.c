@@ -101,6 +101,7 @@ static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_bbr_flow *flow;
 	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
 
 	bbr_init(sk);
 	flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -109,8 +110,8 @@ static __always_inline void start_flow(struct sock *sk)
 		return;
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk));
-	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, &s_bbr_policy);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
+	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, &lab, &s_bbr_policy);
 }
 
 SEC("struct_ops")

@@ -94,6 +94,7 @@ static __always_inline void start_flow(struct sock *sk)
 {
 	struct s_cubic_flow *flow;
 	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
 
 	cubictcp_init(sk);
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
@@ -103,8 +104,8 @@ static __always_inline void start_flow(struct sock *sk)
 	}
 	__builtin_memset(flow, 0, sizeof(*flow));
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk));
-	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &s_cubic_policy);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
+	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &lab, &s_cubic_policy);
 }
 
 SEC("struct_ops")

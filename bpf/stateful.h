@@ -28,7 +28,6 @@ struct hs_start {
 	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
 	__u8 rwnd_marked;           /* 1 while the window override lasts (key in hs_rwnd, its field set) */
 	__u8 rwnd_watched;          /* 1 while key is in hs_rwnd: from the override to release */
-	__u8 rwnd_mode;             /* enum hs_rwnd_mode of this flow: HS_RWND_ON until the jump is validated or the first sign of loss */
 	__u8 retreat_counted;       /* the retreat's cause was counted */
 	__u8 shadow;                /* mode = shadow and Reconnaissance said jump: scored at release */
 	__u8 loss_no_queue;         /* a congestion episode was random loss (lib/store.h, hs_episode_random) */
@@ -365,7 +364,7 @@ static __always_inline int hs_take_lease(struct hs_start *st, struct hs_path *p,
  * while the peer's flows lost lately (lib/resume.h, hs_shared_refuses_override). */
 static __always_inline int hs_override_allowed(enum hs_cc_id cc, const struct hs_config *cfg, const struct hs_policy *pol,
 					       const struct hs_path *p, const struct hs_recon_in *in,
-					       const struct hs_open_flows *others, __u32 busy_share)
+					       const struct hs_open_flows *others)
 {
 	__u32 refused = 0;
 
@@ -375,12 +374,14 @@ static __always_inline int hs_override_allowed(enum hs_cc_id cc, const struct hs
 		refused = HS_LOSSY_NO_RWND;
 	else if (hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in->now_ns / 1000000000ULL)))
 		refused = HS_OVERRUN_NO_RWND;
-	else if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, busy_share))
+	else if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, p->busy_share))
 		refused = HS_BUSY_NO_RWND;
-	else if (pol->shared_no_rwnd && others->open && hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
-		refused = HS_SHARED_NO_RWND;
-	else if (pol->shared_no_rwnd && others->open)
-		hs_count(cc, HS_SHARED_QUIET_RWND);
+	else if (pol->shared_no_rwnd && others->open) {
+		if (hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
+			refused = HS_SHARED_NO_RWND;
+		else
+			hs_count(cc, HS_SHARED_QUIET_RWND);
+	}
 	if (refused)
 		hs_count(cc, refused);
 	return !refused;
@@ -421,17 +422,16 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 	}
 	st->startup = 1;
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
-	st->rwnd_mode = hs_override_allowed(cc, cfg, pol, p, in, others, p->busy_share) ? HS_RWND_ON : HS_RWND_OFF;
-	if (st->rwnd_mode == HS_RWND_ON)
+	/* The override lasts until the jump is validated or the first sign of loss (hs_unmark). */
+	if (hs_override_allowed(cc, cfg, pol, p, in, others))
 		hs_mark(sk, st, j.cwnd);
 }
 
 /* init: count the flow, then reconnaissance -> jump (mode on) or a note of what the
  * jump would have been (shadow). Returns the outcome (HS_JUMPS on a jump). */
 static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
-				       const struct hs_config *cfg, const struct hs_policy *pol)
+				       const struct hs_config *cfg, const struct hs_lab_config *lab, const struct hs_policy *pol)
 {
-	struct hs_lab_config lab = hs_get_lab_config();
 	struct hs_open_flows others;
 	struct hs_recon_in in = {};
 	struct hs_path *p;
@@ -443,10 +443,10 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 		return outcome;
 	hs_open_enter(st, &others);
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (!p || !lab.startup)
+	if (!p || !lab->startup)
 		return HS_MISSES;
 	hs_count(cc, HS_HITS);
-	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, &lab, pol, &others, &in);
+	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, lab, pol, &others, &in);
 	if (outcome != HS_JUMPS) {
 		st->cached_Bps = 0;  /* the outcome names a rate only for a start made (or shadowed) */
 		return outcome;
@@ -463,10 +463,10 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 
 /* The start at init: decided, counted, logged. Returns 1 on a jump. */
 static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				    const struct hs_policy *pol)
+				    const struct hs_lab_config *lab, const struct hs_policy *pol)
 {
 	hs_count(cc, HS_FLOWS);
-	st->outcome = hs_decide(sk, cc, st, cfg, pol);
+	st->outcome = hs_decide(sk, cc, st, cfg, lab, pol);
 	hs_count(cc, st->outcome);
 	hs_log(cc, st, 0);
 	return st->outcome == HS_JUMPS;

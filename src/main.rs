@@ -296,14 +296,14 @@ fn lab(cmd: LabCommand) -> Result<()> {
         LabCommand::Overhead { cc, bytes, reps, out } => results(&overhead::run_and_report(&cc, &bytes, reps, &output(out))?),
         LabCommand::Knobs { assignments, reset, json } => {
             sys::require_root()?;
-            let mut knobs = if reset { abi::LabKnobs::default() } else { bpf::read_lab_knobs()? };
+            let mut knobs = if reset { abi::LabKnobs::default() } else { bpf::read_knob_record()? };
             for a in &assignments {
                 knobs.set(a)?;
             }
             if reset || !assignments.is_empty() {
-                bpf::write_lab_knobs(&knobs)?;
+                bpf::write_knob_record(&knobs)?;
             }
-            let report = status::KnobsReport(knobs.iter().map(|(k, v)| (k.name.to_string(), serde_json::Value::from(k.format(v)))).collect());
+            let report = status::KnobsReport::of(&knobs);
             show(&report, json, |r| r.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(" ") + "\n")
         }
         LabCommand::Clean => {

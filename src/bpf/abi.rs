@@ -290,6 +290,8 @@ pub trait KnobSet: 'static {
     const VERSION: u32;
     /// Which record, for messages.
     const WHAT: &'static str;
+    /// Its pinned map.
+    const MAP: &'static str;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -306,12 +308,14 @@ impl KnobSet for Operator {
     const TABLE: &'static [Knob] = KNOBS;
     const VERSION: u32 = CONFIG_VERSION;
     const WHAT: &'static str = "knob";
+    const MAP: &'static str = "hs_config";
 }
 
 impl KnobSet for Lab {
     const TABLE: &'static [Knob] = LAB_KNOBS;
     const VERSION: u32 = LAB_CONFIG_VERSION;
     const WHAT: &'static str = "lab knob";
+    const MAP: &'static str = "hs_lab_config";
 }
 
 /// The knob records of earlier releases, by version word: their knobs' names in record

@@ -483,24 +483,23 @@ fn config_map() -> Result<PinnedMap> {
     pinned_map("hs_config")
 }
 
-/// The knobs as the controllers see them (the defaults if never written).
+/// A knob record as the controllers see it (the defaults if never written).
+pub fn read_knob_record<S: abi::KnobSet>() -> Result<abi::KnobValues<S>> {
+    let v = pinned_map(S::MAP)?.lookup(&0u32.to_ne_bytes())?.with_context(|| format!("{} has no record", S::MAP))?;
+    Ok(abi::KnobValues::<S>::from_record(&v)?.unwrap_or_default())
+}
+
+pub fn write_knob_record<S: abi::KnobSet>(k: &abi::KnobValues<S>) -> Result<()> {
+    pinned_map(S::MAP)?.update(&0u32.to_ne_bytes(), &k.to_record())
+}
+
+/// The operator's knobs as the controllers see them.
 pub fn read_knobs() -> Result<Knobs> {
-    let v = config_map()?.lookup(&0u32.to_ne_bytes())?.context("hs_config has no record")?;
-    Ok(Knobs::from_record(&v)?.unwrap_or_default())
+    read_knob_record()
 }
 
 pub fn write_knobs(k: &Knobs) -> Result<()> {
-    config_map()?.update(&0u32.to_ne_bytes(), &k.to_record())
-}
-
-/// The experiments' knobs as the controllers see them (as shipped if never written).
-pub fn read_lab_knobs() -> Result<abi::LabKnobs> {
-    let v = pinned_map("hs_lab_config")?.lookup(&0u32.to_ne_bytes())?.context("hs_lab_config has no record")?;
-    Ok(abi::LabKnobs::from_record(&v)?.unwrap_or_default())
-}
-
-pub fn write_lab_knobs(k: &abi::LabKnobs) -> Result<()> {
-    pinned_map("hs_lab_config")?.update(&0u32.to_ne_bytes(), &k.to_record())
+    write_knob_record(k)
 }
 
 /// A controller's counters summed over CPUs, in the order of its abi counters.

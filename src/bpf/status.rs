@@ -2,7 +2,7 @@
 //! each, printed as text for people or as JSON (`--json`) for programs and tests.
 //! The JSON field names are the schema; the README documents them.
 
-use super::abi::{Knobs, PathEntry};
+use super::abi::{KnobSet, KnobValues, PathEntry};
 use super::{table, CONTROLLERS, PIN_DIR};
 use crate::sys;
 use crate::units::fmt_rate;
@@ -46,12 +46,12 @@ pub struct Status {
 pub struct KnobsReport(pub Map<String, Value>);
 
 impl KnobsReport {
-    pub fn of(k: &Knobs) -> KnobsReport {
+    pub fn of<S: KnobSet>(k: &KnobValues<S>) -> KnobsReport {
         KnobsReport(k.iter().map(|(knob, v)| (knob.name.to_string(), Value::from(knob.format(v)))).collect())
     }
 
     /// One `name = value` line per knob, in the knob table's order.
-    pub fn text(k: &Knobs) -> String {
+    pub fn text<S: KnobSet>(k: &KnobValues<S>) -> String {
         k.iter().map(|(knob, v)| format!("{} = {}\n", knob.name, knob.format(v))).collect()
     }
 }

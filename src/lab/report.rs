@@ -43,7 +43,7 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
         "git_commit": env!("HEADSTART_GIT_COMMIT"),
         // The knobs in force (null when headstart was not loaded).
         "knobs": crate::bpf::read_knobs().ok().map(|k| crate::bpf::status::KnobsReport::of(&k)),
-        "lab_knobs": crate::bpf::read_lab_knobs().ok().map(|k| k.iter().map(|(n, v)| (n.name.to_string(), serde_json::Value::from(n.format(v)))).collect::<serde_json::Map<_, _>>()),
+        "lab_knobs": crate::bpf::read_knob_record::<crate::bpf::abi::Lab>().ok().map(|k| crate::bpf::status::KnobsReport::of(&k)),
     });
     write_file(dir, RUN_JSON, &serde_json::to_string_pretty(&meta)?)?;
     if !res.cwnd_series.is_empty() {

@@ -2,7 +2,7 @@
 //! the headstart controllers it names are registered, run, then write the rows, the
 //! tables and the figures into the results folder.
 
-use crate::bpf::abi::{split_assignments, Knobs, LabKnobs};
+use crate::bpf::abi::{split_assignments, KnobSet, KnobValues, Lab, Operator};
 use super::experiment::{Experiment, ExperimentText};
 use super::{plot, report, workloads};
 use crate::sys::{self, Interrupt};
@@ -61,64 +61,58 @@ pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<
     Ok(())
 }
 
-/// The experiment's `[knobs]` in force for the run (the operator's record and the
-/// lab's); when it drops (on success, on error and after Ctrl-C, which unwinds) each
-/// knob it changed is put back, unless someone changed it meanwhile: an operator's
-/// `headstart off` during a run stays.
+/// One knob record as a run set it: what it was before and what the run wrote. When
+/// it drops (on success, on error and after Ctrl-C, which unwinds) each knob the run
+/// changed is put back, unless someone changed it meanwhile: an operator's `headstart
+/// off` during a run stays.
+struct RecordForRun<S: KnobSet> {
+    previous: KnobValues<S>,
+    set: KnobValues<S>,
+}
+
+impl<S: KnobSet> RecordForRun<S> {
+    /// Reads the record and checks every assignment; writes nothing. None if there is none.
+    fn prepare(assignments: &[String]) -> Result<Option<Self>> {
+        if assignments.is_empty() {
+            return Ok(None);
+        }
+        let previous = crate::bpf::read_knob_record::<S>()?;
+        let mut set = previous.clone();
+        for a in assignments {
+            set.set(a)?;
+        }
+        Ok(Some(RecordForRun { previous, set }))
+    }
+}
+
+impl<S: KnobSet> Drop for RecordForRun<S> {
+    fn drop(&mut self) {
+        let put = crate::bpf::read_knob_record::<S>()
+            .and_then(|mut now| if now.put_back(&self.previous, &self.set) { crate::bpf::write_knob_record(&now) } else { Ok(()) });
+        if let Err(e) = put {
+            eprintln!("headstart: error: could not put the {}s back: {e:#}", S::WHAT);
+        }
+    }
+}
+
+/// The experiment's `[knobs]` in force for the run: the operator's record and the
+/// lab's, both checked before either is written.
 struct KnobsForRun {
-    knobs: Option<(Knobs, Knobs)>,
-    lab: Option<(LabKnobs, LabKnobs)>,
+    _knobs: Option<RecordForRun<Operator>>,
+    _lab: Option<RecordForRun<Lab>>,
 }
 
 impl KnobsForRun {
     fn apply(assignments: &[String]) -> Result<KnobsForRun> {
         let (ops, lab) = split_assignments(assignments)?;
-        // Both records are read and every value checked before either is written.
-        let mut run = KnobsForRun { knobs: None, lab: None };
-        let knobs = if ops.is_empty() { None } else { Some(crate::bpf::read_knobs()?) };
-        let lab_knobs = if lab.is_empty() { None } else { Some(crate::bpf::read_lab_knobs()?) };
-        let set_all = |mut k: Knobs| -> Result<(Knobs, Knobs)> {
-            let previous = k.clone();
-            for a in &ops {
-                k.set(a)?;
-            }
-            Ok((previous, k))
-        };
-        let set_lab = |mut k: LabKnobs| -> Result<(LabKnobs, LabKnobs)> {
-            let previous = k.clone();
-            for a in &lab {
-                k.set(a)?;
-            }
-            Ok((previous, k))
-        };
-        let knobs = knobs.map(set_all).transpose()?;
-        let lab_knobs = lab_knobs.map(set_lab).transpose()?;
-        if let Some((_, set)) = &knobs {
-            crate::bpf::write_knobs(set)?;
-            run.knobs = knobs;
+        let run = KnobsForRun { _knobs: RecordForRun::prepare(&ops)?, _lab: RecordForRun::prepare(&lab)? };
+        if let Some(r) = &run._knobs {
+            crate::bpf::write_knob_record(&r.set)?;
         }
-        if let Some((_, set)) = &lab_knobs {
-            crate::bpf::write_lab_knobs(set)?;
-            run.lab = lab_knobs;
+        if let Some(r) = &run._lab {
+            crate::bpf::write_knob_record(&r.set)?;
         }
         Ok(run)
-    }
-}
-
-impl Drop for KnobsForRun {
-    fn drop(&mut self) {
-        if let Some((previous, set)) = self.knobs.take() {
-            let put = crate::bpf::read_knobs().and_then(|mut now| if now.put_back(&previous, &set) { crate::bpf::write_knobs(&now) } else { Ok(()) });
-            if let Err(e) = put {
-                eprintln!("headstart: error: could not put the knobs back: {e:#}");
-            }
-        }
-        if let Some((previous, set)) = self.lab.take() {
-            let put = crate::bpf::read_lab_knobs().and_then(|mut now| if now.put_back(&previous, &set) { crate::bpf::write_lab_knobs(&now) } else { Ok(()) });
-            if let Err(e) = put {
-                eprintln!("headstart: error: could not put the lab knobs back: {e:#}");
-            }
-        }
     }
 }
 
