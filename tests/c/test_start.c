@@ -1,0 +1,276 @@
+/* The composed start on the host: s_cubic.bpf.c itself (stateful.h, the estimator,
+ * the hook bodies) compiled against the harness in host/ and driven on a virtual
+ * clock (host/host_kernel.h). What needs the kernel (the verifier, registration, a
+ * real flow's counters) stays in tests/bpf_e2e.rs. */
+#include "../../bpf/s_cubic.bpf.c"
+#include "host/host_kernel.h"
+#include "check.h"
+
+#define PEER 0x0a000002U
+#define RTT_US 50000U
+#define BW_100M 12500000ULL  /* 100 Mbit/s in bytes per second */
+#define BDP_100M_50MS 431U   /* its BDP in 1448-byte packets */
+
+static const struct tcp_congestion_ops *ops = &s_cubic;
+
+static struct hs_config knobs(void)
+{
+	struct hs_config c = { .version = HS_CONFIG_VERSION, .mode = HS_MODE_ON, .rwnd_override = 1, .max_age_s = 3600,
+			       .max_start_cwnd = 1000, .max_start_rate_mbps = 1000, .store_cap_mbps = 10000,
+			       .trusted_uid_max = 999, .ipv6_prefix_len = 64 };
+	return c;
+}
+
+static void set_knobs(struct hs_config c)
+{
+	__u32 zero = 0;
+
+	bpf_map_update_elem(&hs_config, &zero, &c, BPF_ANY);
+}
+
+/* A fresh machine with the shipped knobs, at 1000 s of uptime. */
+static void fresh(void)
+{
+	host_maps_reset();
+	host_now_ns = 1000ULL * 1000000000ULL;
+	set_knobs(knobs());
+}
+
+static __u64 counter(__u32 what)
+{
+	__u32 idx = HS_CC_S_CUBIC * HS_COUNTERS_PER_CC + what;
+	__u64 *v = bpf_map_lookup_elem(&hs_counters, &idx);
+
+	return v ? *v : 0;
+}
+
+static struct hs_addr peer_key(__u32 ip)
+{
+	struct hs_addr a = {};
+	__u32 be = htonl(ip);
+
+	a.bytes[10] = a.bytes[11] = 0xff;
+	memcpy(&a.bytes[12], &be, 4);
+	return a;
+}
+
+static struct hs_path *entry(__u32 ip)
+{
+	struct hs_addr a = peer_key(ip);
+
+	return bpf_map_lookup_elem(&hs_paths, &a);
+}
+
+/* An entry as a previous flow would have left it, stored `age_s` ago. */
+static void seed(__u32 ip, __u64 bw_Bps, __u32 min_rtt_us, __u64 age_s)
+{
+	struct hs_addr a = peer_key(ip);
+	struct hs_path p = { .bw_bytes_per_s = bw_Bps, .min_rtt_us = min_rtt_us, .flows = 1,
+			     .stored_ns = host_now_ns - age_s * 1000000000ULL };
+
+	bpf_map_update_elem(&hs_paths, &a, &p, BPF_ANY);
+}
+
+static struct s_cubic_flow *flow_of(struct host_conn *c)
+{
+	return bpf_sk_storage_get(&s_cubic_flows, host_sk(c), 0, 0);
+}
+
+static struct hs_rwnd_grant *grant_of(struct host_conn *c)
+{
+	return bpf_map_lookup_elem(&hs_rwnd, &flow_of(c)->start.key);
+}
+
+static struct host_conn a, b;
+
+static void test_cold_flow_is_the_kernels(void)
+{
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	CHECK(a.tp.snd_cwnd == HOST_IW, "cwnd %u", a.tp.snd_cwnd);
+	host_write(&a, 1000000);
+	CHECK(a.tp.packets_out == HOST_IW, "sent %u", a.tp.packets_out);
+	CHECK(counter(HS_MISSES) == 1 && counter(HS_JUMPS) == 0, "misses %llu", (unsigned long long)counter(HS_MISSES));
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(counter(HS_STORES) == 1, "stores %llu", (unsigned long long)counter(HS_STORES));
+	CHECK(entry(PEER) && entry(PEER)->min_rtt_us >= RTT_US, "an entry with the path's RTT");
+	CHECK(entry(PEER) && entry(PEER)->bw_bytes_per_s >= BW_100M * 80 / 100 && entry(PEER)->bw_bytes_per_s <= BW_100M * 105 / 100,
+	      "the bottleneck's rate stored: %llu", entry(PEER) ? (unsigned long long)entry(PEER)->bw_bytes_per_s : 0ULL);
+}
+
+static void test_warm_flow_jumps_to_the_saved_bdp(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_JUMPS) == 1, "jumps %llu", (unsigned long long)counter(HS_JUMPS));
+	CHECK(a.tp.packets_out >= BDP_100M_50MS - 1 && a.tp.packets_out <= BDP_100M_50MS + 1, "sent %u in the first RTT",
+	      a.tp.packets_out);
+	CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
+	      "paced at the entry's rate: %lu", host_sk(&a)->sk_pacing_rate);
+	CHECK(grant_of(&a) && grant_of(&a)->field, "the receiver's window opened");
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1, "validated %llu", (unsigned long long)counter(HS_VALIDATED));
+	CHECK(!grant_of(&a) || !grant_of(&a)->field, "the override ends with validation");
+	host_close(&a);
+	CHECK(!grant_of(&a), "the grant goes at release");
+}
+
+static void test_loss_in_unvalidated_retreats_and_deletes_the_entry(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_lose(&a);
+	CHECK(counter(HS_RETREAT_LOSS) == 1, "retreats on loss %llu", (unsigned long long)counter(HS_RETREAT_LOSS));
+	CHECK(a.tp.snd_ssthresh >= HOST_IW * HS_RETREAT_BETA_PCT / 100 && a.tp.snd_ssthresh < BDP_100M_50MS,
+	      "ssthresh %u: PipeSize x beta, not below the kernel's floor", a.tp.snd_ssthresh);
+	CHECK(!entry(PEER), "the entry that led here is deleted");
+	CHECK(!grant_of(&a) || !grant_of(&a)->field, "no window override after a loss");
+	host_ack_all(&a);
+	host_close(&a);
+}
+
+static void test_rto_in_the_first_rtt_retreats(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_rto(&a);
+	CHECK(counter(HS_RETREAT_RTO) == 1, "retreats on RTO %llu", (unsigned long long)counter(HS_RETREAT_RTO));
+	CHECK(host_sk(&a)->sk_pacing_status == SK_PACING_NONE, "pacing off");
+	CHECK(host_sk(&a)->sk_max_pacing_rate == ~0UL, "the pacing cap given back");
+	CHECK(a.tp.snd_cwnd <= 2, "cwnd %u: the kernel's RTO response", a.tp.snd_cwnd);
+	CHECK(!entry(PEER), "entry deleted");
+	host_ack_all(&a);
+	host_close(&a);
+}
+
+static void test_rtt_mismatch_refuses_both_ways(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US * 2 + 1000);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_REJECT_RTT_LONGER) == 1 && a.tp.packets_out == HOST_IW, "longer: refused, IW");
+	host_close(&a);
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US / 2 - 1000);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_REJECT_RTT_SHORTER) == 1 && a.tp.packets_out == HOST_IW, "shorter: refused, IW");
+	host_close(&a);
+}
+
+static void test_expired_entry_is_deleted_not_used(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 3601);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_EXPIRED) == 1 && a.tp.packets_out == HOST_IW, "expired: IW");
+	CHECK(!entry(PEER), "deleted");
+	host_close(&a);
+}
+
+static void test_mode_off_and_untrusted_are_the_kernels(void)
+{
+	struct hs_config off = knobs();
+
+	fresh();
+	off.mode = HS_MODE_OFF;
+	set_knobs(off);
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_OFF) == 1 && a.tp.packets_out == HOST_IW, "off: IW");
+	CHECK(!grant_of(&a), "off: no override");
+	host_close(&a);
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open_with_uid(&a, ops, PEER, 50001, RTT_US, 1000);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_UNTRUSTED) == 1 && a.tp.packets_out == HOST_IW, "untrusted: IW");
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry(PEER)->flows == 1, "untrusted: the entry untouched");
+}
+
+static void test_rate_limited_sender_ends_the_resume(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 100000);   /* 70 packets of a 431-packet jump */
+	host_ack_all(&a);
+	CHECK(counter(HS_RATE_LIMITED) == 1, "rate limited %llu", (unsigned long long)counter(HS_RATE_LIMITED));
+	host_close(&a);
+	CHECK(counter(HS_STORE_JUMP_ONLY) == 1, "a flow that sent no more than its jump leaves the entry");
+}
+
+static void test_second_connection_waits_for_the_resumer(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_write(&b, 2000000);
+	CHECK(counter(HS_JUMPS) == 1, "one resumer");
+	CHECK(b.tp.packets_out == HOST_IW, "the second starts at IW: %u", b.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+	host_ack_all(&b);
+	host_close(&b);
+}
+
+static void test_override_refusals_have_one_reason_each(void)
+{
+	struct hs_path *p;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	entry(PEER)->flags = HS_PATH_LOSSY;
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_JUMPS) == 1 && counter(HS_LOSSY_NO_RWND) == 1 && !grant_of(&a), "lossy: a jump, no override");
+	host_close(&a);
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	p = entry(PEER);
+	p->overruns = 1;
+	p->overrun_s = (__u32)(host_now_ns / 1000000000ULL) - 5;
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_OVERRUN_NO_RWND) == 1 && !grant_of(&a), "a recent overrun: no override");
+	host_close(&a);
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	entry(PEER)->busy_share = HS_BUSY_SHARE_ONE;
+	host_open(&a, ops, PEER, 50001, RTT_US * 3 / 2);  /* a queue in the handshake */
+	host_write(&a, 2000000);
+	CHECK(counter(HS_BUSY_NO_RWND) == 1 && !grant_of(&a), "a busy bottleneck: no override");
+	CHECK(counter(HS_LOSSY_NO_RWND) + counter(HS_OVERRUN_NO_RWND) == 0, "one reason");
+	host_close(&a);
+}
+
+int main(void)
+{
+	test_cold_flow_is_the_kernels();
+	test_warm_flow_jumps_to_the_saved_bdp();
+	test_loss_in_unvalidated_retreats_and_deletes_the_entry();
+	test_rto_in_the_first_rtt_retreats();
+	test_rtt_mismatch_refuses_both_ways();
+	test_expired_entry_is_deleted_not_used();
+	test_mode_off_and_untrusted_are_the_kernels();
+	test_rate_limited_sender_ends_the_resume();
+	test_second_connection_waits_for_the_resumer();
+	test_override_refusals_have_one_reason_each();
+	return check_report();
+}
