@@ -98,6 +98,8 @@ enum hs_counter {
 	HS_INITS_LATE,              /* flows whose init the kernel skipped, started at their first transmission (late_init.h) */
 	HS_RWND_RECEIVER_OVERRUN,   /* window overrides whose receiver discarded data past its window (dupACKs without SACK, lib/rwnd_grant.h) */
 	HS_OVERRUN_NO_RWND,         /* jumps without the window override: the peer's receiver overran lately (hs_overrun_holds) */
+	HS_ARMED,                   /* Reconnaissance said go at init: the jump waits until the flow has more to send than its window */
+	HS_NO_JUMP_NEEDED,          /* ... and it never had (or lost first): the kernel's start, nothing taken from the entry */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -109,7 +111,7 @@ enum hs_phase { HS_PHASE_NONE = 0, HS_PHASE_UNVALIDATED, HS_PHASE_VALIDATING, HS
  * `headstart flows`. */
 struct hs_flow_outcome {
 	__u32 cc;                   /* enum hs_cc_id */
-	__u32 outcome;              /* the deciding enum hs_counter: HS_MISSES, HS_REJECT_*, HS_VALIDATED, HS_RETREAT_* ... */
+	__u32 outcome;              /* the deciding enum hs_counter: HS_MISSES, HS_REJECT_*, HS_ARMED, HS_VALIDATED, HS_RETREAT_* ... */
 	__u32 jump_cwnd;            /* packets (0: no jump) */
 	__u32 pipe_pkts;            /* PipeSize when the resume ended */
 	__u32 phase;                /* enum hs_phase when written */

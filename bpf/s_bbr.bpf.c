@@ -4,10 +4,12 @@
  *
  *   handshake done ──► init: BBR's own init, then look the peer up, Reconnaissance
  *        │  miss or rejected: BBR's STARTUP exactly as the kernel runs it
- *        │  jump: cwnd = the cached BDP (capped), paced over the
- *        │        handshake's RTT, the receive window opened as far as the jump
+ *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
- *   first ACK ──► Validating; every ACK: the kernel's bbr_main. BBR is still in
+ *   more to send than cwnd (at a transmission; stateful.h) ──► the jump: cwnd =
+ *        │        the cached BDP (capped), paced over the latest RTT
+ *        ▼
+ *   first ACK of the jump's data ──► Validating; every ACK: the kernel's bbr_main. BBR is still in
  *        │        STARTUP, where it never lowers the pacing rate nor shrinks cwnd
  *        │        below target, so the jump acts as a floor (the authors' code)
  *        │  the last jump packet acked: Normal
@@ -128,8 +130,10 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 
 	/* Called once before init (zeroed state) during the handshake: flow is NULL then. */
 	if (flow && rs->acked_sacked > 0) {
-		if (flow->start.startup) {
+		if (hs_jump_acked(&flow->start, tp)) {
 			hs_first_ack(sk, HS_CC_S_BBR, &flow->start, tp->packets_out);
+		} else if (flow->start.startup) {
+			;  /* acknowledges data from before the jump */
 		} else if (flow->start.resume.phase != HS_PHASE_VALIDATING) {
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);  /* a retreat's end */
 		} else {
@@ -178,7 +182,9 @@ void BPF_PROG(s_bbr_acked, struct sock *sk, const struct ack_sample *sample)
 SEC("struct_ops")
 __u32 BPF_PROG(s_bbr_sndbuf_expand, struct sock *sk)
 {
-	return bbr_sndbuf_expand(sk);
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+
+	return hs_sndbuf_factor(sk, flow ? &flow->start : 0, bbr_sndbuf_expand(sk));
 }
 
 SEC("struct_ops")
@@ -215,9 +221,15 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 	return ssthresh;
 }
 
+/* The start of every transmission (tcp_write_xmit): an armed flow with more to send
+ * than its window jumps here, before its first packet of the response leaves. */
 SEC("struct_ops")
 __u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
 {
+	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
+
+	if (flow)
+		hs_try_jump(sk, HS_CC_S_BBR, &flow->start, &s_bbr_policy);
 	return bbr_min_tso_segs(sk);
 }
 

@@ -6,10 +6,13 @@
  *
  *   handshake done ──► init: look the peer up in hs_paths, Reconnaissance
  *        │  miss or rejected: Cubic's own slow start (IW 10), exactly the kernel's
- *        │  jump (Unvalidated): cwnd = jump_pct of the cached BDP (capped), paced over
- *        │        the handshake's RTT, the receive window opened as far as the jump
+ *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
- *   first ACK ──► Validating: pacing off, cwnd = max(in flight, IW) (eq. 3);
+ *   more to send than cwnd (at a transmission; stateful.h) ──► Reconnaissance again
+ *        │  on the latest RTT, then the jump (Unvalidated): cwnd = the cached BDP
+ *        │  (capped), paced over that RTT; never more than IW to send: the kernel's
+ *        ▼
+ *   first ACK of the jump's data ──► Validating: pacing off, cwnd = max(in flight, IW) (eq. 3);
  *        │        a quarter RTT on, the rate test; growth probes until a queue
  *        │        shows in the RTT
  *        ▼
@@ -254,9 +257,9 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		return;
 	if (sample->rtt_us > 0 && (!flow->min_rtt_us || (__u32)sample->rtt_us < flow->min_rtt_us))
 		flow->min_rtt_us = sample->rtt_us;
-	if (flow->start.startup)
+	if (hs_jump_acked(&flow->start, tp))
 		end_startup(sk, flow);
-	else
+	else if (!flow->start.startup)
 		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
 	hs_estimator_on_ack(&flow->estimator, tp, sample->rtt_us);
 	hs_open_report(&flow->start, hs_packets_in_flight(tp));
@@ -309,8 +312,9 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 
 	if (flow) {
 		repair_missed_hooks(sk, flow);
-		/* Safe Retreat: no growth until the last jump packet is acknowledged. */
-		if (hs_resume_holds_growth(&flow->start.resume))
+		/* Unvalidated holds the jump; Safe Retreat: no growth until the last jump
+		 * packet is acknowledged. */
+		if (flow->start.resume.phase == HS_PHASE_UNVALIDATED || hs_resume_holds_growth(&flow->start.resume))
 			return;
 		/* Then ssthresh from all the jump delivered (lib/resume.h), applied once the
 		 * recovery is over (cong_avoid does not run while Recovery/CWR shrink cwnd),
@@ -366,6 +370,28 @@ void BPF_PROG(s_cubic_cwnd_event, struct sock *sk, enum tcp_ca_event event)
 	cubictcp_cwnd_event(sk, event);
 }
 
+/* Cubic has no sndbuf_expand: the kernel's factor 2, enough for an armed jump. */
+SEC("struct_ops")
+__u32 BPF_PROG(s_cubic_sndbuf_expand, struct sock *sk)
+{
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+
+	return hs_sndbuf_factor(sk, flow ? &flow->start : 0, 2);
+}
+
+/* The start of every transmission (tcp_write_xmit): an armed flow with more to send
+ * than its window jumps here, before its first packet of the response leaves.
+ * Cubic has no min_tso_segs of its own: the kernel's sysctl, as without the hook. */
+SEC("struct_ops")
+__u32 BPF_PROG(s_cubic_min_tso_segs, struct sock *sk)
+{
+	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
+
+	if (flow)
+		hs_try_jump(sk, HS_CC_S_CUBIC, &flow->start, &s_cubic_policy);
+	return hs_sysctl_min_tso_segs(sk);
+}
+
 SEC("struct_ops")
 __u32 BPF_PROG(s_cubic_undo_cwnd, struct sock *sk)
 {
@@ -385,6 +411,8 @@ struct tcp_congestion_ops s_cubic = {
 	.undo_cwnd = (void *)s_cubic_undo_cwnd,
 	.cwnd_event = (void *)s_cubic_cwnd_event,
 	.pkts_acked = (void *)s_cubic_acked,
+	.min_tso_segs = (void *)s_cubic_min_tso_segs,
+	.sndbuf_expand = (void *)s_cubic_sndbuf_expand,
 	.release = (void *)s_cubic_release,
 	.name = "s_cubic",
 };

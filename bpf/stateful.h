@@ -1,10 +1,17 @@
 /* The stateful start shared by s_cubic and s_bbr (Stateful-TCP §IV-B, Stateful-BBR
  * §IV-B) inside Careful Resume's envelope (lib/resume.h, RFC 9959): at init look the
- * peer up and run Reconnaissance; on a go, jump to a share of the cached BDP, paced
- * over the current RTT, with the receiver's window opened as far as the jump needs
- * (rwnd.bpf.c); validate the jump, or retreat from it on the first congestion signal;
- * at release store the flow's estimate and log how its start went (hs_outcomes).
- * Each controller brings its own estimator and its own response to the phases. */
+ * peer up and run Reconnaissance; on a go the flow is armed, and the receiver's window
+ * opened (rwnd.bpf.c) so that the request that comes before a response already
+ * carries the window the jump needs. The jump itself waits until the flow has more to
+ * send than its window allows (RFC 9959 §4.3: "or later when the sender becomes
+ * cwnd-limited"), seen where the kernel begins every transmission (tcp_write_xmit asks
+ * the controller's min_tso_segs first): after the application's write, or an ACK. A
+ * TLS handshake, its session tickets, or a connection waiting for its request, send
+ * no more than IW, and the jump comes with the response. Then: a share of the cached BDP, paced over
+ * the latest RTT; validate the jump, or retreat from it on the first congestion
+ * signal; at release store the flow's estimate and log how its start went
+ * (hs_outcomes). Each controller brings its own estimator and its own response to the
+ * phases. */
 #ifndef HS_STATEFUL_H
 #define HS_STATEFUL_H
 
@@ -42,6 +49,9 @@ struct hs_start {
 	__u8 overrun_first;         /* ... before any other congestion signal: its discards were the flow's loss */
 	__u8 overrun_unanswered;    /* ... and no congestion signal has answered it yet */
 	__u8 signalled;             /* the flow has had a congestion signal (hs_note_congestion) */
+	__u8 armed;                 /* Reconnaissance said go: the jump waits for data beyond the window (hs_try_jump) */
+	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
+	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
@@ -308,7 +318,7 @@ static __always_inline __u32 hs_gatekeep(const struct sock *sk, struct hs_start 
 static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start *st, struct hs_path *p,
 				      const struct hs_config *cfg, const struct hs_lab_config *lab,
 				      const struct hs_policy *pol, const struct hs_open_flows *others,
-				      struct hs_recon_in *in)
+				      struct hs_recon_in *in, int handshake)
 {
 	in->now_ns = bpf_ktime_get_boot_ns();
 	in->stored_ns = p->stored_ns;
@@ -316,14 +326,16 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 	in->sibling_pkts = pol->room_rule ? others->pkts_out : 0;
 	in->max_age_s = cfg->max_age_s;
 	in->saved_rtt_us = (__u32)((__u64)p->min_rtt_us * lab->rtt_scale_pct / 100);
-	in->cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample */
+	in->cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample, or the latest at the jump */
 	in->rtt_match = HS_RTT_MATCH;
 	st->cached_Bps = hs_scale_bw(p->bw_bytes_per_s, lab->bw_scale_pct);
 	in->saved_bdp_pkts = hs_bdp_packets(st->cached_Bps, in->saved_rtt_us, tp->mss_cache);
 	in->min_saved_pkts = pol->min_saved_pkts ? lab->min_jump_pkts : 0;
-	p->busy_share = hs_busy_share_after(p->busy_share, hs_bottleneck_busy(in->cur_rtt_us, in->saved_rtt_us));
-	if (p->handshakes != ~0U)
-		p->handshakes++;
+	if (handshake) {
+		p->busy_share = hs_busy_share_after(p->busy_share, hs_bottleneck_busy(in->cur_rtt_us, in->saved_rtt_us));
+		if (p->handshakes != ~0U)
+			p->handshakes++;
+	}
 	switch (hs_reconnaissance(in)) {
 	case HS_RECON_JUMP:
 		return HS_JUMPS;
@@ -357,43 +369,33 @@ static __always_inline int hs_take_lease(struct hs_start *st, struct hs_path *p,
 	return 1;
 }
 
-/* The window override for this jump, or the one reason it is refused (counted): a path
- * marked lossy (a hole in the jump makes the receiver discard all past its real
- * window), a receiver that overran lately (hs_overrun_holds), a busy bottleneck
- * (lib/resume.h: a jump there is likely to overflow it), and for s_bbr a sibling flow
- * while the peer's flows lost lately (lib/resume.h, hs_shared_refuses_override). */
-static __always_inline int hs_override_allowed(enum hs_cc_id cc, const struct hs_config *cfg, const struct hs_policy *pol,
-					       const struct hs_path *p, const struct hs_recon_in *in,
-					       const struct hs_open_flows *others)
+/* The window override for a jump, or the one reason it is refused (an enum
+ * hs_counter; 0: allowed): a path marked lossy (a hole in the jump makes the receiver
+ * discard all past its real window), a receiver that overran lately
+ * (hs_overrun_holds), a busy bottleneck (lib/resume.h: a jump there is likely to
+ * overflow it), and for s_bbr a sibling flow while the peer's flows lost lately
+ * (lib/resume.h, hs_shared_refuses_override). Asked at init (the window opens for the
+ * request) and again at the jump, where a refusal is counted. */
+static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, const struct hs_path *p,
+						 const struct hs_recon_in *in, const struct hs_open_flows *others)
 {
-	__u32 refused = 0;
-
-	if (!cfg->rwnd_override)
-		return 0;
 	if (p->flags & HS_PATH_LOSSY)
-		refused = HS_LOSSY_NO_RWND;
-	else if (hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in->now_ns / 1000000000ULL)))
-		refused = HS_OVERRUN_NO_RWND;
-	else if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, p->busy_share))
-		refused = HS_BUSY_NO_RWND;
-	else if (pol->shared_no_rwnd && others->open) {
-		if (hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
-			refused = HS_SHARED_NO_RWND;
-		else
-			hs_count(cc, HS_SHARED_QUIET_RWND);
-	}
-	if (refused)
-		hs_count(cc, refused);
-	return !refused;
+		return HS_LOSSY_NO_RWND;
+	if (hs_overrun_holds(p->overruns, p->overrun_s, (__u32)(in->now_ns / 1000000000ULL)))
+		return HS_OVERRUN_NO_RWND;
+	if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, p->busy_share))
+		return HS_BUSY_NO_RWND;
+	if (pol->shared_no_rwnd && others->open && hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
+		return HS_SHARED_NO_RWND;
+	return 0;
 }
 
-/* The jump: cwnd and pacing from the entry, cut by its busy share and the room the
- * peer's other flows leave, capped by the knobs; the window override if allowed. */
-static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
-					  const struct hs_config *cfg, const struct hs_policy *pol, const struct hs_path *p,
-					  const struct hs_recon_in *in, const struct hs_open_flows *others)
+/* The jump's size: the entry's BDP, cut by its busy share and the room the peer's
+ * other flows leave, capped by the knobs. */
+static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struct tcp_sock *tp, const struct hs_start *st,
+						   const struct hs_config *cfg, const struct hs_path *p,
+						   const struct hs_recon_in *in, int count)
 {
-	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 max_cwnd = cfg->max_start_cwnd;
 	struct hs_jump j;
 	int cut;
@@ -407,9 +409,23 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 	}
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
 			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, &cut);
-	if (cut)
+	if (cut && count)
 		hs_count(cc, HS_YIELDED_JUMPS);
+	return j;
+}
+
+/* The jump: cwnd and pacing (hs_size_jump), over the latest RTT; the window override
+ * kept if still allowed, else ended with its reason counted. */
+static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
+					  const struct hs_config *cfg, const struct hs_policy *pol, const struct hs_path *p,
+					  const struct hs_recon_in *in, const struct hs_open_flows *others)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_jump j = hs_size_jump(cc, tp, st, cfg, p, in, 1);
+	__u32 refused = cfg->rwnd_override ? hs_override_refusal(pol, p, in, others) : 0;
+
 	hs_resume_jump(&st->resume, &j, tp->delivered);
+	st->jump_seq = tp->snd_nxt;
 	tp->snd_cwnd = j.cwnd;
 	st->start_cwnd = j.cwnd;
 	hs_open_report(st, j.cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
@@ -423,12 +439,19 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 	st->startup = 1;
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
 	/* The override lasts until the jump is validated or the first sign of loss (hs_unmark). */
-	if (hs_override_allowed(cc, cfg, pol, p, in, others))
+	if (refused) {
+		hs_count(cc, refused);
+		hs_unmark(sk, cc, st);
+	} else if (cfg->rwnd_override) {
+		if (pol->shared_no_rwnd && others->open)
+			hs_count(cc, HS_SHARED_QUIET_RWND);
 		hs_mark(sk, st, j.cwnd);
+	}
 }
 
-/* init: count the flow, then reconnaissance -> jump (mode on) or a note of what the
- * jump would have been (shadow). Returns the outcome (HS_JUMPS on a jump). */
+/* init: count the flow, then reconnaissance -> armed (mode on: the window opened now
+ * unless refused, the jump at hs_try_jump) or a note of what the jump would have been
+ * (shadow). Returns the outcome (HS_ARMED when armed). */
 static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
 				       const struct hs_config *cfg, const struct hs_lab_config *lab, const struct hs_policy *pol)
 {
@@ -446,7 +469,7 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 	if (!p || !lab->startup)
 		return HS_MISSES;
 	hs_count(cc, HS_HITS);
-	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, lab, pol, &others, &in);
+	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, lab, pol, &others, &in, 1);
 	if (outcome != HS_JUMPS) {
 		st->cached_Bps = 0;  /* the outcome names a rate only for a start made (or shadowed) */
 		return outcome;
@@ -455,21 +478,111 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 		st->shadow = 1;
 		return HS_SHADOW_WOULD_JUMP;
 	}
-	if (!hs_take_lease(st, p, &in))
-		return HS_REJECT_BUSY;
-	hs_apply_jump(sk, cc, st, cfg, pol, p, &in, &others);
-	return HS_JUMPS;
+	st->armed = 1;
+	st->armed_cwnd = hs_size_jump(cc, hs_tcp_sk(sk), st, cfg, p, &in, 0).cwnd;
+	if (cfg->rwnd_override && !hs_override_refusal(pol, p, &in, &others))
+		hs_mark(sk, st, st->armed_cwnd);
+	return HS_ARMED;
 }
 
-/* The start at init: decided, counted, logged. Returns 1 on a jump. */
-static __always_inline int hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
-				    const struct hs_lab_config *lab, const struct hs_policy *pol)
+/* More to send than the window allows: what is in flight and what the application
+ * wrote and the sender has not sent yet, against cwnd. */
+static __always_inline int hs_wants_more_than_cwnd(const struct tcp_sock *tp)
+{
+	__u32 unsent = tp->write_seq - tp->snd_nxt;
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+
+	return (__u64)hs_packets_in_flight(tp) + (unsent + mss - 1) / mss > tp->snd_cwnd;
+}
+
+/* An armed flow that has more to send than its window: Reconnaissance again with the
+ * latest RTT sample and the entry as it is now, then the lease and the jump; or the
+ * reason there is none, counted, and the window override ended. Returns 1 on a jump. */
+static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg;
+	struct hs_lab_config lab;
+	struct hs_open_flows others = {}, *n;
+	struct hs_recon_in in = {};
+	struct hs_path *p;
+	__u32 outcome;
+
+	if (!st->armed || !hs_wants_more_than_cwnd(tp))
+		return 0;
+	st->armed = 0;
+	cfg = hs_get_config();
+	lab = hs_get_lab_config();
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	n = bpf_map_lookup_elem(&hs_open, &st->path);
+	if (n) {  /* the peer's other flows: this one left out */
+		others.open = n->open > 0 ? n->open - 1 : 0;
+		others.pkts_out = n->pkts_out > st->reported_out ? n->pkts_out - st->reported_out : 0;
+		others.last_loss_ns = n->last_loss_ns;
+	}
+	if (cfg.mode != HS_MODE_ON)
+		outcome = HS_OFF;
+	else if (!p)
+		outcome = HS_MISSES;  /* deleted since init (a retreat, an operator) */
+	else
+		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
+	if (outcome == HS_JUMPS && !hs_take_lease(st, p, &in))
+		outcome = HS_REJECT_BUSY;
+	if (outcome != HS_JUMPS) {
+		st->cached_Bps = 0;
+		hs_unmark(sk, cc, st);
+		hs_count(cc, outcome);
+		st->outcome = outcome;
+		hs_log(cc, st, 0);
+		return 0;
+	}
+	hs_apply_jump(sk, cc, st, &cfg, pol, p, &in, &others);
+	hs_count(cc, HS_JUMPS);
+	st->outcome = HS_JUMPS;
+	hs_log(cc, st, 0);
+	return 1;
+}
+
+/* What the kernel's tcp_tso_segs() takes when the controller has no min_tso_segs:
+ * the controllers that add the hook for hs_try_jump keep the operator's sysctl. */
+static __always_inline __u32 hs_sysctl_min_tso_segs(const struct sock *sk)
+{
+	struct net *net = sk->__sk_common.skc_net.net;
+
+	return net ? net->ipv4.sysctl_tcp_min_tso_segs : 2;
+}
+
+/* sndbuf_expand's factor: the kernel sizes the send buffer right after init
+ * (tcp_init_buffer_space: factor × max(cwnd, IW) × per-packet memory, at most
+ * tcp_wmem[2]) and as ACKs free it. An armed flow's buffer holds its jump, as it did
+ * when the jump was made at init: sized for IW, a TLS server's response filled 60 of
+ * a 318-packet jump (100 Mbit/s, 50 ms) and ended it rate limited. `factor` is the
+ * controller's own (the kernel's 2 without the hook). */
+static __always_inline __u32 hs_sndbuf_factor(const struct sock *sk, const struct hs_start *st, __u32 factor)
+{
+	__u32 cwnd = ((const struct tcp_sock *)sk)->snd_cwnd;
+	__u32 base = cwnd > HS_INIT_CWND ? cwnd : HS_INIT_CWND;
+
+	if (st && st->armed && st->armed_cwnd > base)
+		return factor * ((st->armed_cwnd + base - 1) / base);
+	return factor;
+}
+
+/* Unvalidated ends at the first ACK of data sent since the jump (a jump made with
+ * older data in flight waits for its own). */
+static __always_inline int hs_jump_acked(const struct hs_start *st, const struct tcp_sock *tp)
+{
+	return st->startup && hs_seq_before(st->jump_seq, tp->snd_una);
+}
+
+/* The start at init: decided, counted, logged. */
+static __always_inline void hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
+				     const struct hs_lab_config *lab, const struct hs_policy *pol)
 {
 	hs_count(cc, HS_FLOWS);
 	st->outcome = hs_decide(sk, cc, st, cfg, lab, pol);
 	hs_count(cc, st->outcome);
 	hs_log(cc, st, 0);
-	return st->outcome == HS_JUMPS;
 }
 
 /* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
@@ -480,7 +593,8 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 	__u32 event, cwnd;
 
 	hs_end_pacing(sk, st);
-	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp, &event);
+	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp,
+				   tp->write_seq != tp->snd_nxt, &event);
 	if (event != HS_RESUME_NONE)
 		hs_resume_over(sk, cc, st, event);
 	return cwnd;
@@ -573,6 +687,7 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 	}
 	hs_take_overrun(cc, st, st->rwnd_watched ? bpf_map_lookup_elem(&hs_rwnd, &st->key) : 0, 1);
 	st->signalled = 1;
+	st->armed = 0;  /* a loss before the jump: the path is not the entry's idle one */
 	if (st->overrun_unanswered) {  /* the receiver's discards, not the path's loss */
 		st->overrun_unanswered = 0;
 		return;
@@ -626,6 +741,11 @@ static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, st
 /* release: the override and the lease go, and the start's outcome is logged. */
 static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
+	if (st->outcome == HS_ARMED) {
+		st->outcome = HS_NO_JUMP_NEEDED;
+		hs_count(cc, HS_NO_JUMP_NEEDED);
+	}
+	st->armed = 0;
 	hs_unmark(sk, cc, st);
 	if (st->rwnd_watched) {
 		hs_take_overrun(cc, st, bpf_map_lookup_elem(&hs_rwnd, &st->key),

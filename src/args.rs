@@ -301,8 +301,12 @@ pub struct SweepArgs {
     pub seed: Option<u64>,
     /// Fetch over HTTP from a real nginx with a real curl instead of the lab's own
     /// client and server (no TCP_INFO then: retransmissions come from the emulator).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "app")]
     pub http: bool,
+    /// The application: the lab's own sender and receiver (lab), nginx and curl (http),
+    /// or nginx with TLS 1.3 and curl (https).
+    #[arg(long, value_enum)]
+    pub app: Option<headstart::lab::experiment::App>,
     /// Do not attach the receive-window override to the server for headstart's
     /// controllers.
     #[arg(long)]

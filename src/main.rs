@@ -268,6 +268,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 sample: a.sample,
                 seed: a.seed,
                 http: a.http,
+                app: a.app,
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,

@@ -219,9 +219,13 @@ HS_INLINE int hs_seq_before(__u32 a, __u32 b)
  * of Stateful-TCP: max(in flight, IW)); *event says whether the resume goes on to
  * Validating or ended "rate limited": the sender did not use the jump (it sent less
  * than half of it, a short response), so the path carried nothing worth validating
- * and cwnd is what was used. */
+ * and cwnd is what was used. A sender with data still unsent (`sending`) was held by
+ * the jump's pacing, not by its application: paced over an RTT inflated by a queue
+ * that drained since (a flow right behind a bulk one), a 4 MB response had sent half
+ * of its jump when the first ACK came. It goes on to Validating with what is left of
+ * the jump's window. */
 HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 snd_nxt, __u32 delivered, __u64 now_us,
-				     __u32 *event)
+				     int sending, __u32 *event)
 {
 	*event = HS_RESUME_NONE;
 	if (r->phase != HS_PHASE_UNVALIDATED)
@@ -230,6 +234,12 @@ HS_INLINE __u32 hs_resume_first_ack(struct hs_resume *r, __u32 in_flight, __u32 
 	r->last_unvalidated_seq = snd_nxt;
 	r->first_ack_us = now_us;
 	r->delivered_at_first_ack = delivered;
+	if (sending) {
+		__u32 left = r->jump_cwnd > r->pipe_pkts ? r->jump_cwnd - r->pipe_pkts : 0;
+
+		r->phase = HS_PHASE_VALIDATING;
+		return in_flight > left ? in_flight : left;
+	}
 	if (in_flight < HS_INIT_CWND || (r->pipe_pkts + in_flight) * 2 < r->jump_cwnd) {
 		r->phase = HS_PHASE_NORMAL;
 		*event = HS_RATE_LIMITED;

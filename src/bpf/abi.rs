@@ -193,6 +193,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "shared_no_rwnd" = "HS_SHARED_NO_RWND", "shared_quiet_rwnd" = "HS_SHARED_QUIET_RWND",
     "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
     "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
+    "armed" = "HS_ARMED", "no_jump_needed" = "HS_NO_JUMP_NEEDED",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and

@@ -57,6 +57,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             sample: None,
             seed: None,
             http: false,
+            app: None,
             rwnd_override: None,
             client_initrwnd: None,
             reader_stall: None,

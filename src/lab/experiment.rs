@@ -312,9 +312,14 @@ pub struct ExperimentText {
     pub sample: Option<String>,
     #[serde(default)]
     pub seed: Option<u64>,
-    /// Drive a real HTTP server and client (nginx, curl) instead of the lab's own.
+    /// Drive a real HTTP server and client (nginx, curl) instead of the lab's own
+    /// (the same as app = "http").
     #[serde(default)]
     pub http: bool,
+    /// The application the flows run: the lab's own sender and receiver (default),
+    /// plain HTTP (nginx, curl) or HTTPS (nginx with TLS 1.3, curl).
+    #[serde(default)]
+    pub app: Option<App>,
     /// Attach the receive-window override to the server when a headstart controller
     /// runs (default true).
     #[serde(default)]
@@ -379,6 +384,8 @@ pub struct Experiment {
     /// The random loss seed: the experiment's, or a fresh one per run (run.json).
     pub seed: u64,
     pub http: bool,
+    /// HTTPS: the HTTP mode over TLS 1.3.
+    pub tls: bool,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
@@ -414,6 +421,18 @@ fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
     Ok(ccs)
 }
 
+/// The application a run's flows are: what sends the response and what fetches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum App {
+    /// The lab's own sender (writes the whole flow at connect) and receiver.
+    Lab,
+    /// nginx and curl, one GET per connection.
+    Http,
+    /// nginx with TLS 1.3 and curl, one GET per connection.
+    Https,
+}
+
 impl ExperimentText {
     pub fn from_toml_file(path: &Path) -> Result<ExperimentText> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -427,6 +446,11 @@ impl ExperimentText {
             }
         }
         Ok(exp)
+    }
+
+    /// nginx and curl serve the flows (app http or https).
+    fn uses_http(&self) -> bool {
+        self.http || self.app.is_some_and(|a| a != App::Lab)
     }
 
     pub fn validate(&self) -> Result<Experiment> {
@@ -465,7 +489,7 @@ impl ExperimentText {
                     // The server's route (initcwnd, HTTP mode's congctl) is one for all
                     // clients, so the controllers running side by side must agree on it.
                     let ccs = w.ccs();
-                    ensure!(!self.http, "parallel and mixed runs need the lab's own server, not the HTTP mode");
+                    ensure!(!self.http && self.app.is_none_or(|a| a == App::Lab), "parallel and mixed runs need the lab's own server, not the HTTP mode");
                     ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel and mixed runs need one initcwnd for all controllers");
                     ensure!(w.clients() <= 64, "parallel and mixed: clients x controllers must be at most 64");
                 }
@@ -496,14 +520,14 @@ impl ExperimentText {
         }
         let reader_stall_ns = self.reader_stall.as_deref().map(units::parse_duration_ns).transpose().context("--reader-stall")?.unwrap_or(0);
         ensure!(reader_stall_ns == 0 || (100_000..=10_000_000_000).contains(&reader_stall_ns), "--reader-stall must be between 0.1 ms and 10 s (or 0)");
-        ensure!(!(self.http && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
+        ensure!(!(self.uses_http() && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
         if let Some(n) = self.reader_stall_every {
             ensure!(reader_stall_ns > 0, "--reader-stall-every needs --reader-stall");
             ensure!((1..=1_000_000).contains(&n), "--reader-stall-every must be 1..1000000 flows");
         }
-        ensure!(!(self.http && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
+        ensure!(!(self.uses_http() && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
-        ensure!(!(self.http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
+        ensure!(!(self.uses_http() && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
@@ -513,6 +537,12 @@ impl ExperimentText {
             knobs.is_empty() || workload.ccs().iter().any(|c| crate::bpf::is_ours(&c.kernel)),
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
+        let app = match (self.app, self.http) {
+            (Some(App::Lab), true) => bail!("http = true and app = \"lab\" disagree"),
+            (Some(a), _) => a,
+            (None, true) => App::Http,
+            (None, false) => App::Lab,
+        };
         Ok(Experiment {
             name: self.name.clone().unwrap_or_else(|| "experiment".into()),
             text: self.clone(),
@@ -520,7 +550,8 @@ impl ExperimentText {
             workload,
             sample_ns,
             seed: self.seed.unwrap_or_else(fresh_seed),
-            http: self.http,
+            http: app != App::Lab,
+            tls: app == App::Https,
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
             reader_stall_ns,

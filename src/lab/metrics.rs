@@ -3,7 +3,8 @@
 //! FCT efficiency (Stateful-TCP §V): Ω = T_min / FCT, where
 //!   T_min = 2·d_min + S_wire / C
 //! d_min is the configured round-trip propagation delay; 1.5·d_min covers the
-//! handshake and the request, 0.5·d_min the last byte's one-way trip. S_wire is the
+//! handshake and the request, 0.5·d_min the last byte's one-way trip; over HTTPS one
+//! d_min more, TLS 1.3's handshake (the client's Finished goes with the request). S_wire is the
 //! flow's bytes as they cross the bottleneck: S plus, for each of its ⌈S/MSS⌉
 //! segments, the TCP/IP header bytes (MTU 1500 − MSS: 52 B for IPv4 with timestamps,
 //! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
@@ -134,7 +135,7 @@ impl FlowRow {
         let srv = o.server.as_ref();
         let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
         let rtt_s = link.rtt_ns as f64 / 1e9;
-        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps);
+        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps) + if exp.tls { rtt_s } else { 0.0 };
         let (fct, start, handshake, mut error) = match &o.client_flow {
             Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), Some(c.handshake.as_secs_f64() * 1e3), None),
             Err(e) => (None, 0.0, None, Some(e.clone())),

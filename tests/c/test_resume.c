@@ -131,7 +131,7 @@ static void test_validated_resume(void)
 	jump(&r, 431, 1);
 	CHECK(r.phase == HS_PHASE_UNVALIDATED && hs_resume_active(&r), "Unvalidated");
 	/* First ACK: 429 of the jump in flight, 2 delivered, snd_nxt at packet 431. */
-	cwnd = hs_resume_first_ack(&r, 429, 431 * MSS, 3, T0, &ev);
+	cwnd = hs_resume_first_ack(&r, 429, 431 * MSS, 3, T0, 0, &ev);
 	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "Validating");
 	CHECK(cwnd == 429 && r.last_unvalidated_seq == 431 * MSS, "cwnd = in flight");
 	/* ACKs up to packet 430: still validating; PipeSize grows. */
@@ -152,7 +152,7 @@ static void test_loss_while_validating(void)
 	__u32 ev, s = 0, cap = 0;
 
 	jump(&r, 1000, 0);
-	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, 0, &ev);
 	hs_resume_on_ack(&r, 700 * MSS, 700);
 	CHECK(hs_resume_retreat(&r, 50, 1100 * MSS, 860, &s, &cap), "Safe Retreat");
 	CHECK(r.phase == HS_PHASE_RETREAT && hs_resume_holds_growth(&r), "no growth in the retreat");
@@ -177,7 +177,7 @@ static void test_random_loss_early_in_the_jump(void)
 	__u32 ev, s = 0, cap = 0;
 
 	jump(&r, 100, 0);
-	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, 0, &ev);
 	CHECK(hs_resume_retreat(&r, 50, 100 * MSS, 3, &s, &cap) && s == 6 && cap == 6, "retreat at PipeSize 3: %u %u", s, cap);
 	CHECK(hs_resume_on_ack(&r, 3 * MSS, 60) == HS_RESUME_NONE && r.exit_ssthresh == 0, "the hole holds snd_una");
 	hs_resume_on_ack(&r, 100 * MSS, 99);
@@ -185,7 +185,7 @@ static void test_random_loss_early_in_the_jump(void)
 	      r.exit_ssthresh, r.pipe_pkts);
 	/* beta 70 (Cubic's): 69; at the retreat (10 + 3) x 0.7 = 9. */
 	jump(&r, 100, 0);
-	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, 0, &ev);
 	hs_resume_retreat(&r, 70, 100 * MSS, 3, &s, &cap);
 	CHECK(s == 9 && cap == 9, "beta 70 floor: %u %u", s, cap);
 	hs_resume_on_ack(&r, 100 * MSS, 99);
@@ -198,7 +198,7 @@ static void test_random_loss_early_in_the_jump(void)
 	/* The floor stops at 2 IW x beta: 14 with 20 delivered, where PipeSize x 0.7 is 14
 	 * too; with 12 delivered PipeSize gives 8 and the floor 14. */
 	jump(&r, 100, 0);
-	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, 0, &ev);
 	hs_resume_retreat(&r, 70, 100 * MSS, 12, &s, &cap);
 	CHECK(s == 14 && cap == 14, "12 delivered: %u %u", s, cap);
 	CHECK(hs_kernel_floor(20, 70) == 14 && hs_kernel_floor(500, 70) == 14 && hs_kernel_floor(0, 10) == 2,
@@ -216,7 +216,7 @@ static void test_loss_while_unvalidated_and_rto_in_the_first_rtt(void)
 	CHECK(hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap), "retreat from Unvalidated");
 	CHECK(s == 5 && cap == 5 && r.last_unvalidated_seq == 431 * MSS, "ssthresh %u cap %u", s, cap);
 	/* The first ACK after the RTO must not restore the jump's window. */
-	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
+	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, 0, &ev) == 0 && ev == HS_RESUME_NONE, "nothing restored");
 	CHECK(r.phase == HS_PHASE_RETREAT, "still retreating (until set_state reports the RTO: test_an_rto_ends_the_retreat)");
 }
 
@@ -230,7 +230,7 @@ static void test_an_rto_ends_the_retreat(void)
 	__u32 ev, s = 0, cap = 0;
 
 	jump(&r, 422, 0);
-	hs_resume_first_ack(&r, 420, 422 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 420, 422 * MSS, 2, T0, 0, &ev);
 	hs_resume_on_ack(&r, 66 * MSS, 66);
 	CHECK(hs_resume_retreat(&r, 50, 423 * MSS, 66, &s, &cap) && s == 33, "retreat, ssthresh %u", s);
 	CHECK(hs_resume_holds_growth(&r), "a retreat holds growth");
@@ -246,14 +246,14 @@ static void test_an_rto_ends_the_retreat(void)
 	hs_resume_retreat(&r, 50, 431 * MSS, 5, &s, &cap);
 	hs_resume_rto(&r);
 	CHECK(r.phase == HS_PHASE_NORMAL, "first-RTT RTO: over");
-	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, &ev) == 0 && ev == HS_RESUME_NONE, "the first ACK restores nothing");
+	CHECK(hs_resume_first_ack(&r, 400, 431 * MSS, 6, T0, 0, &ev) == 0 && ev == HS_RESUME_NONE, "the first ACK restores nothing");
 	jump(&r, 100, 0);
-	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, &ev);
+	hs_resume_first_ack(&r, 99, 100 * MSS, 1, T0, 0, &ev);
 	CHECK(hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "Validating with no retreat (retreat_on=queue): the RTO ends it, reported");
 	CHECK(!hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "nothing more to end");
 	jump(&r, 100, 0);
 	CHECK(hs_resume_rto(&r) && r.phase == HS_PHASE_NORMAL, "Unvalidated: ended too");
-	CHECK(hs_resume_first_ack(&r, 10, 100 * MSS, 1, T0, &ev) == 0, "and the first ACK after it restores nothing");
+	CHECK(hs_resume_first_ack(&r, 10, 100 * MSS, 1, T0, 0, &ev) == 0, "and the first ACK after it restores nothing");
 }
 
 static void test_sender_with_less_data_than_the_jump(void)
@@ -264,17 +264,22 @@ static void test_sender_with_less_data_than_the_jump(void)
 	__u32 ev, cwnd;
 
 	jump(&r, 431, 0);
-	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, T0, &ev);
+	cwnd = hs_resume_first_ack(&r, 9, 11 * MSS, 2, T0, 0, &ev);
 	CHECK(ev == HS_RATE_LIMITED && r.phase == HS_PHASE_NORMAL, "rate limited");
 	CHECK(cwnd == 11, "cwnd = PipeSize + in flight = %u", cwnd);
 	/* 181 packets (256 KB) under the same jump: less than half used. */
 	jump(&r, 431, 0);
-	cwnd = hs_resume_first_ack(&r, 179, 181 * MSS, 2, T0, &ev);
+	cwnd = hs_resume_first_ack(&r, 179, 181 * MSS, 2, T0, 0, &ev);
 	CHECK(ev == HS_RATE_LIMITED && cwnd == 181, "256 KB: rate limited, cwnd %u", cwnd);
 	/* 300 packets: used. */
 	jump(&r, 431, 0);
-	hs_resume_first_ack(&r, 298, 300 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 298, 300 * MSS, 2, T0, 0, &ev);
 	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "more than half used: validating");
+	/* 150 packets sent, more written: the pacing held it, not the application. */
+	jump(&r, 431, 0);
+	cwnd = hs_resume_first_ack(&r, 148, 150 * MSS, 2, T0, 1, &ev);
+	CHECK(ev == HS_RESUME_NONE && r.phase == HS_PHASE_VALIDATING, "still sending: validating");
+	CHECK(cwnd == 429, "what is left of the jump's window: %u", cwnd);
 }
 
 static void test_rate_check(void)
@@ -286,7 +291,7 @@ static void test_rate_check(void)
 	 * path's 100 Mbit/s (8.6 packets per ms). After a quarter RTT: retreat, cwnd =
 	 * the path's BDP at the min RTT (50 ms). */
 	jump(&r, 1000, 0);
-	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, 0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 5000, 2 + 43, MSS, 50000, 50000, 62000, 75, &cwnd), "too early to tell");
 	CHECK(!r.rate_checked, "not run yet");
 	/* Slow, but this ACK shows no queue: ACK timing, tested again later. */
@@ -301,13 +306,13 @@ static void test_rate_check(void)
 	/* A right entry: delivered as fast as paced, with no queue. The test runs once
 	 * and passes. */
 	jump(&r, 431, 0);
-	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, 0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 50100, 75, &cwnd), "right entry passes");
 	CHECK(r.rate_checked && r.phase == HS_PHASE_VALIDATING, "checked, still validating");
 	CHECK(!hs_resume_rate_check(&r, T0 + 20000, 2 + 110, MSS, 50000, 50000, 90000, 75, &cwnd), "once");
 	/* The same pass with a queue in this ACK's RTT is trusted from half the RTT on. */
 	jump(&r, 431, 0);
-	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 429, 431 * MSS, 2, T0, 0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 62000, 75, &cwnd), "passes, with a queue");
 	CHECK(!r.rate_checked && r.phase == HS_PHASE_VALIDATING, "a quarter RTT with a queue: not yet trusted");
 	CHECK(!hs_resume_rate_check(&r, T0 + 25000, 2 + 216, MSS, 50000, 50000, 62000, 75, &cwnd), "still passes");
@@ -319,7 +324,7 @@ static void test_rate_check(void)
 	 * queue the overshoot builds. The test goes on, and at half the RTT (8.6 x 32 ms
 	 * over 25 ms: 64 %) the overshoot shows. */
 	jump(&r, 862, 0);
-	hs_resume_first_ack(&r, 860, 862 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 860, 862 * MSS, 2, T0, 0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 168, MSS, 50000, 50000, 62000, 75, &cwnd), "a compressed start passes");
 	CHECK(!r.rate_checked, "not trusted before half the RTT");
 	CHECK(hs_resume_rate_check(&r, T0 + 25000, 2 + 275, MSS, 50000, 50000, 70000, 75, &cwnd), "the overshoot shows by half the RTT");
@@ -327,7 +332,7 @@ static void test_rate_check(void)
 
 	/* Knob 0: no rate test. */
 	jump(&r, 1000, 0);
-	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, &ev);
+	hs_resume_first_ack(&r, 998, 1000 * MSS, 2, T0, 0, &ev);
 	CHECK(!hs_resume_rate_check(&r, T0 + 12500, 2 + 108, MSS, 50000, 50000, 62000, 0, &cwnd), "off");
 }
 

@@ -260,6 +260,85 @@ static void test_override_refusals_have_one_reason_each(void)
 	host_close(&a);
 }
 
+/* A TLS 1.3 server: its handshake flight (a few KB, within IW), a round trip for the
+ * client's Finished and request, then the response. The jump waits for the response,
+ * with the window opened at init so that the request already carries it. */
+static void test_tls_exchange_jumps_when_the_response_comes(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	CHECK(counter(HS_ARMED) == 1 && counter(HS_JUMPS) == 0, "armed at init, no jump yet");
+	CHECK(grant_of(&a) && grant_of(&a)->field, "the window opened at init");
+	CHECK(((__u32 (*)(struct sock *))ops->sndbuf_expand)(host_sk(&a)) * HOST_IW >= 2 * BDP_100M_50MS * 95 / 100,
+	      "the send buffer sized for the jump");
+	host_write(&a, 4000);
+	CHECK(counter(HS_JUMPS) == 0 && a.tp.snd_cwnd == HOST_IW, "no jump for the handshake flight: cwnd %u", a.tp.snd_cwnd);
+	host_ack_all(&a);
+	host_idle(RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_JUMPS) == 1, "the response jumps");
+	CHECK(a.tp.packets_out >= BDP_100M_50MS - 1 && a.tp.packets_out <= BDP_100M_50MS + 1, "sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1 && counter(HS_RATE_LIMITED) == 0, "validated, not rate limited");
+	host_close(&a);
+	CHECK(counter(HS_NO_JUMP_NEEDED) == 0, "a flow that jumped is not counted as needing none");
+}
+
+/* A TLS server's session tickets go out first (within IW), the response follows while
+ * they are in flight (no CA_EVENT_TX_START): the jump comes at the response's write,
+ * and only an ACK of data sent after it ends Unvalidated. */
+static void test_app_limited_then_cwnd_limited_jumps_at_the_write(void)
+{
+	struct s_cubic_flow *f;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 8 * HOST_MSS);
+	CHECK(counter(HS_JUMPS) == 0 && a.tp.packets_out == 8, "app limited: sent %u, no jump", a.tp.packets_out);
+	host_write(&a, 400 * HOST_MSS);
+	f = flow_of(&a);
+	CHECK(counter(HS_JUMPS) == 1 && a.tx_starts == 1, "the jump at the write, no second TX_START");
+	CHECK(a.tp.packets_out > 300, "the jump's data sent: %u", a.tp.packets_out);
+	host_ack(&a, 8);  /* the data from before the jump */
+	CHECK(f->start.resume.phase == HS_PHASE_UNVALIDATED, "still Unvalidated: phase %u", f->start.resume.phase);
+	host_ack(&a, 2);
+	CHECK(f->start.resume.phase == HS_PHASE_VALIDATING, "Validating at the jump's first ACK: phase %u", f->start.resume.phase);
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1, "validated");
+	host_close(&a);
+}
+
+/* A browser's preconnect: opened, never used. It takes nothing: no lease, no window
+ * left open, counted as needing no jump. */
+static void test_preconnect_that_never_sends_takes_nothing(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	CHECK(entry(PEER)->busy_until_ns == 0, "no lease while armed");
+	host_idle(5000000);
+	host_close(&a);
+	CHECK(counter(HS_NO_JUMP_NEEDED) == 1 && counter(HS_JUMPS) == 0, "no jump needed");
+	CHECK(!grant_of(&a), "no window override left");
+	CHECK(entry(PEER) && entry(PEER)->flows == 1, "the entry as it was");
+}
+
+/* A response within IW on a warm path: exactly the kernel's start. */
+static void test_small_response_is_the_kernels(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 9 * HOST_MSS);
+	CHECK(a.tp.snd_cwnd == HOST_IW && host_sk(&a)->sk_pacing_status == SK_PACING_NONE, "IW, unpaced");
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(((__u32 (*)(struct sock *))ops->sndbuf_expand)(host_sk(&a)) == 2, "the kernel's send buffer once disarmed");
+	CHECK(counter(HS_NO_JUMP_NEEDED) == 1 && counter(HS_JUMPS) == 0 && counter(HS_RATE_LIMITED) == 0, "no jump");
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -272,5 +351,9 @@ int main(void)
 	test_rate_limited_sender_ends_the_resume();
 	test_second_connection_waits_for_the_resumer();
 	test_override_refusals_have_one_reason_each();
+	test_tls_exchange_jumps_when_the_response_comes();
+	test_app_limited_then_cwnd_limited_jumps_at_the_write();
+	test_preconnect_that_never_sends_takes_nothing();
+	test_small_response_is_the_kernels();
 	return check_report();
 }

@@ -1,4 +1,4 @@
-//! The HTTP mode: nginx and curl.
+//! The HTTP mode: nginx and curl, over TLS 1.3 for HTTPS.
 
 use crate::sys::{self};
 use anyhow::{bail, Context, Result};
@@ -14,6 +14,7 @@ use super::client::ClientFlow;
 /// which Linux applies to passively opened connections too.
 pub struct HttpServer {
     dir: std::path::PathBuf,
+    tls: bool,
     child: std::process::Child,
     files: Mutex<std::collections::HashSet<u64>>,
 }
@@ -21,18 +22,26 @@ pub struct HttpServer {
 pub const HTTP_PORT: u16 = 8080;
 
 impl HttpServer {
-    pub fn start(netns: &str, ns: &File) -> Result<HttpServer> {
+    pub fn start(netns: &str, ns: &File, tls: bool) -> Result<HttpServer> {
         let dir = std::env::temp_dir().join(format!("headstart-http-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("www"))?;
+        let listen_opts = if tls {
+            self_signed_certificate(&dir)?;
+            // A P-256 certificate, TLS 1.3 only: the handshake a current browser gets.
+            format!(" ssl; ssl_protocols TLSv1.3; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem", d = dir.display())
+        } else {
+            String::new()
+        };
         let conf = format!(
             "worker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
              events {{ worker_connections 4096; }}\n\
              http {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_timeout 0;\n  default_type application/octet-stream;\n\
              client_body_temp_path {d}/body;\n\
-             server {{ listen {p} reuseport; listen [::]:{p} reuseport; root {d}/www; }}\n}}\n",
+             server {{ listen {p} reuseport{t}; listen [::]:{p} reuseport{t}; root {d}/www; }}\n}}\n",
             d = dir.display(),
-            p = HTTP_PORT
+            p = HTTP_PORT,
+            t = listen_opts
         );
         std::fs::write(dir.join("nginx.conf"), conf)?;
         let mut cmd = std::process::Command::new("ip");
@@ -47,7 +56,7 @@ impl HttpServer {
             .stderr(std::process::Stdio::null());
         die_with_parent(&mut cmd);
         let child = cmd.spawn().context("starting nginx (apt-get install nginx-light)")?;
-        let mut server = HttpServer { dir, child, files: Mutex::new(Default::default()) };
+        let mut server = HttpServer { dir, tls, child, files: Mutex::new(Default::default()) };
         // Ready when it accepts a connection inside its namespace.
         let ready = sys::run_in_netns(ns, None, || {
             let deadline = Instant::now() + Duration::from_secs(5);
@@ -66,6 +75,11 @@ impl HttpServer {
             bail!("nginx did not start: {}", log.lines().last().unwrap_or("no log"));
         }
         Ok(server)
+    }
+
+    /// The URL scheme flows fetch with.
+    pub fn scheme(&self) -> &'static str {
+        if self.tls { "https" } else { "http" }
     }
 
     /// Makes sure a (sparse) file of `size` bytes exists; returns its URL path.
@@ -87,6 +101,23 @@ impl Drop for HttpServer {
     }
 }
 
+/// A throwaway key and certificate for the lab's nginx (curl does not verify it).
+fn self_signed_certificate(dir: &std::path::Path) -> Result<()> {
+    let out = std::process::Command::new("openssl")
+        .args(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj", "/CN=headstart-lab"])
+        .arg("-keyout")
+        .arg(dir.join("key.pem"))
+        .arg("-out")
+        .arg(dir.join("cert.pem"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .context("running openssl (apt-get install openssl)")?;
+    if !out.status.success() {
+        bail!("openssl could not make the lab's certificate: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(())
+}
+
 /// Kills the child with SIGKILL if this process dies, even by SIGKILL.
 fn die_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
@@ -99,18 +130,23 @@ fn die_with_parent(cmd: &mut std::process::Command) {
     }
 }
 
-/// One HTTP GET with curl from inside `netns`, bound to `local`. FCT is curl's total
-/// time less its name lookup (none for an address literal): from connect() to the
-/// last byte.
-pub fn curl_flow(netns: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration) -> Result<ClientFlow> {
+/// One HTTP GET with curl from inside `netns`, bound to `local` (scheme "http" or
+/// "https": TLS 1.3, HTTP/1.1, the certificate not verified). FCT is curl's total time
+/// less its name lookup (none for an address literal): from connect() to the last
+/// byte, the TLS handshake included.
+pub fn curl_flow(netns: &str, scheme: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration) -> Result<ClientFlow> {
     let host = match server.ip() {
         IpAddr::V6(a) => format!("[{a}]"),
         IpAddr::V4(a) => a.to_string(),
     };
-    let url = format!("http://{host}:{}{path}", server.port());
+    let url = format!("{scheme}://{host}:{}{path}", server.port());
     let start = Instant::now();
     let mut cmd = std::process::Command::new("ip");
-    cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--max-time"])
+    cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--http1.1"]);
+    if scheme == "https" {
+        cmd.args(["-k", "--tlsv1.3"]);
+    }
+    cmd.arg("--max-time")
         .arg(format!("{}", timeout.as_secs().max(1)))
         .args(["--interface", &local.ip().to_string(), "--local-port", &local.port().to_string()])
         .args(["-w", "%{time_namelookup} %{time_connect} %{time_total} %{size_download} %{http_code}", &url]);

@@ -4,7 +4,8 @@
  *
  *   host_open(c, ops, peer, port, rtt)  handshake done: srtt from it, cwnd IW, init
  *   host_write(c, bytes)                the application writes; the sender sends
- *                                       what cwnd allows (CA_EVENT_TX_START when
+ *                                       what cwnd allows (min_tso_segs first, as
+ *                                       tcp_write_xmit; CA_EVENT_TX_START when
  *                                       nothing was in flight)
  *   host_ack(c, n)                      the n oldest packets are acknowledged, when
  *                                       the path brings their ACK back: half the RTT
@@ -28,6 +29,7 @@
 #include <stdio.h>
 
 unsigned int CONFIG_HZ = 1000;
+static struct net host_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2 } };
 
 #define HOST_MSS 1448U
 #define HOST_IW 10U
@@ -167,6 +169,7 @@ typedef void (*host_cong_avoid_fn)(struct sock *, __u32, __u32);
 typedef void (*host_set_state_fn)(struct sock *, __u8);
 typedef void (*host_cwnd_event_fn)(struct sock *, enum tcp_ca_event);
 typedef void (*host_pkts_acked_fn)(struct sock *, const struct ack_sample *);
+typedef __u32 (*host_min_tso_segs_fn)(struct sock *);
 
 static inline void host_set_state(struct host_conn *c, __u8 state)
 {
@@ -197,10 +200,16 @@ static inline void host_update_pacing_rate(struct host_conn *c)
 	sk->sk_pacing_rate = rate < sk->sk_max_pacing_rate ? rate : sk->sk_max_pacing_rate;
 }
 
-/* tcp_write_xmit(): what cwnd allows of what the application wrote. */
+/* tcp_write_xmit(): what cwnd allows of what the application wrote, after
+ * tcp_tso_segs() asked the controller's min_tso_segs. */
 static inline void host_push(struct host_conn *c)
 {
 	struct tcp_sock *tp = &c->tp;
+
+	if (tp->write_seq == tp->snd_nxt)  /* tcp_push_pending_frames(): nothing to send */
+		return;
+	if (c->ops->min_tso_segs)
+		((host_min_tso_segs_fn)c->ops->min_tso_segs)(host_sk(c));
 
 	while (tp->write_seq != tp->snd_nxt && host_in_flight(tp) < tp->snd_cwnd && c->count < HOST_MAX_OUT) {
 		__u32 len = tp->write_seq - tp->snd_nxt;
@@ -245,6 +254,7 @@ static inline void host_open_with_uid(struct host_conn *c, const struct tcp_cong
 	sk->__sk_common.skc_rcv_saddr = htonl(0x0a000001);
 	sk->__sk_common.skc_dport = htons(40000);
 	sk->__sk_common.skc_num = local_port;
+	sk->__sk_common.skc_net.net = &host_net;
 	sk->sk_uid.val = uid;
 	sk->sk_max_pacing_rate = ~0UL;
 	tp->mss_cache = HOST_MSS;

@@ -26,6 +26,16 @@ struct in6_addr {
 	} in6_u;
 };
 
+struct netns_ipv4 {
+	__u8 sysctl_tcp_min_tso_segs;
+};
+
+struct net {
+	struct netns_ipv4 ipv4;
+};
+
+typedef struct { struct net *net; } possible_net_t;
+
 struct sock_common {
 	__be32 skc_daddr;
 	__be32 skc_rcv_saddr;
@@ -34,6 +44,7 @@ struct sock_common {
 	unsigned short skc_family;
 	struct in6_addr skc_v6_daddr;
 	struct in6_addr skc_v6_rcv_saddr;
+	possible_net_t skc_net;
 };
 
 enum sk_pacing { SK_PACING_NONE = 0, SK_PACING_NEEDED = 1, SK_PACING_FQ = 2 };
