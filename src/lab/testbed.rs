@@ -145,7 +145,7 @@ impl Testbed {
             clients,
         )?;
         let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
-        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls)?) } else { None };
+        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, cores.rest)?) } else { None };
         if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
@@ -198,7 +198,7 @@ impl Testbed {
             Some(http) => {
                 let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
                 let path = http.file_for(size)?;
-                (server, traffic::curl_flow(&host.netns, http.scheme(), server, local, &path, size, self.flow_timeout))
+                (server, traffic::curl_flow(&host.netns, http.scheme(), server, local, &path, size, self.flow_timeout, self.rest_cpu))
             }
             None => {
                 let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;

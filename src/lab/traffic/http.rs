@@ -22,7 +22,9 @@ pub struct HttpServer {
 pub const HTTP_PORT: u16 = 8080;
 
 impl HttpServer {
-    pub fn start(netns: &str, ns: &File, tls: bool) -> Result<HttpServer> {
+    /// `cpu`: the core nginx runs on, away from the emulator's (its TLS work delayed
+    /// the emulator's packets by milliseconds, which handshakes read as a queue).
+    pub fn start(netns: &str, ns: &File, tls: bool, cpu: Option<usize>) -> Result<HttpServer> {
         let dir = std::env::temp_dir().join(format!("headstart-http-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("www"))?;
@@ -44,8 +46,8 @@ impl HttpServer {
             t = listen_opts
         );
         std::fs::write(dir.join("nginx.conf"), conf)?;
-        let mut cmd = std::process::Command::new("ip");
-        cmd.args(["netns", "exec", netns, "nginx", "-p"])
+        let mut cmd = pinned(cpu);
+        cmd.args(["ip", "netns", "exec", netns, "nginx", "-p"])
             .arg(&dir)
             .arg("-e")
             .arg(dir.join("error.log"))
@@ -118,6 +120,16 @@ fn self_signed_certificate(dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// A command run on one core (taskset), or anywhere.
+fn pinned(cpu: Option<usize>) -> std::process::Command {
+    let mut cmd = std::process::Command::new("taskset");
+    match cpu {
+        Some(c) => cmd.args(["-c", &c.to_string()]),
+        None => cmd.args(["-c", "0-1023"]),
+    };
+    cmd
+}
+
 /// Kills the child with SIGKILL if this process dies, even by SIGKILL.
 fn die_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
@@ -134,15 +146,16 @@ fn die_with_parent(cmd: &mut std::process::Command) {
 /// "https": TLS 1.3, HTTP/1.1, the certificate not verified). FCT is curl's total time
 /// less its name lookup (none for an address literal): from connect() to the last
 /// byte, the TLS handshake included.
-pub fn curl_flow(netns: &str, scheme: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration) -> Result<ClientFlow> {
+#[allow(clippy::too_many_arguments)]
+pub fn curl_flow(netns: &str, scheme: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration, cpu: Option<usize>) -> Result<ClientFlow> {
     let host = match server.ip() {
         IpAddr::V6(a) => format!("[{a}]"),
         IpAddr::V4(a) => a.to_string(),
     };
     let url = format!("{scheme}://{host}:{}{path}", server.port());
     let start = Instant::now();
-    let mut cmd = std::process::Command::new("ip");
-    cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--http1.1"]);
+    let mut cmd = pinned(cpu);
+    cmd.args(["ip", "netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--http1.1"]);
     if scheme == "https" {
         cmd.args(["-k", "--tlsv1.3"]);
     }
