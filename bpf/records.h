@@ -20,7 +20,7 @@ struct hs_addr {
 struct hs_path {
 	__u64 bw_bytes_per_s;       /* estimated bottleneck bandwidth */
 	__u64 stored_ns;            /* CLOCK_BOOTTIME when stored */
-	__u64 busy_until_ns;        /* a flow is resuming from this entry until then (a lease) */
+	__u64 busy_until_ns;        /* unused, 0: was one resumer's lease, before the peer's budget (lib/resume.h) */
 	__u32 min_rtt_us;           /* minimum RTT seen by the storing flow */
 	__u32 flows;                /* flows that stored into this entry */
 	__u16 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
@@ -54,7 +54,7 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
  * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
  * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
-#define HS_COUNTERS_VERSION 2       /* 1: the 44-knob release's layout, which had no version slot */
+#define HS_COUNTERS_VERSION 3       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -68,7 +68,6 @@ enum hs_counter {
 	HS_REJECT_NO_RTT,           /* Reconnaissance: no handshake RTT to check */
 	HS_REJECT_RTT_SHORTER,      /* Reconnaissance: this path's RTT far shorter than saved */
 	HS_REJECT_RTT_LONGER,       /* Reconnaissance: far longer */
-	HS_REJECT_BUSY,             /* Reconnaissance: another flow is resuming from the entry */
 	HS_JUMPS,                   /* Unvalidated entered: the jump */
 	HS_RATE_LIMITED,            /* the sender did not use the jump: resume over */
 	HS_VALIDATED,               /* Validating ended without congestion: Normal */
@@ -94,7 +93,7 @@ enum hs_counter {
 	HS_YIELDED_JUMPS,           /* jumps cut by the entry's busy share (jump_yield) */
 	HS_SHARED_NO_RWND,          /* jumps made while another flow to the peer was open, without the window override */
 	HS_SHARED_QUIET_RWND,       /* ... with it: no flow to the peer had lost a packet for HS_QUIET_NS (rwnd_shared = quiet) */
-	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows have a quarter of the saved BDP, at least min_jump_pkts, in flight (jump_room) */
+	HS_REJECT_SIBLINGS,         /* Reconnaissance: the peer's other open flows hold its budget, less than min_jump_pkts (at least IW) of the saved BDP left */
 	HS_INITS_LATE,              /* flows whose init the kernel skipped, started at their first transmission (late_init.h) */
 	HS_RWND_RECEIVER_OVERRUN,   /* window overrides whose receiver discarded data past its window (dupACKs without SACK, lib/rwnd_grant.h) */
 	HS_OVERRUN_NO_RWND,         /* jumps without the window override: the peer's receiver overran lately (hs_overrun_holds) */

@@ -94,7 +94,7 @@ static __always_inline void s_bbr_drain(struct sock *sk)
  * load, every discard of s_bbr's receivers traced to its flow came from a jump beside
  * an open sibling (RESULTS: neighbours). */
 static const struct hs_policy s_bbr_policy = {
-	.cap_pacing = 0, .room_rule = 0, .shared_no_rwnd = 1, .min_saved_pkts = 0,
+	.cap_pacing = 0, .shared_no_rwnd = 1, .min_saved_pkts = 0,
 };
 
 /* init's work; also run late, at the first transmission, for a flow whose init the

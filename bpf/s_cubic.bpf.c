@@ -88,7 +88,7 @@ struct {
  * at 512 KB, 63 % its median rose +2.9 % against -1.0 % (RESULTS: neighbours). The
  * room rule and the smallest jump: lib/resume.h, lib/tuned.h. */
 static const struct hs_policy s_cubic_policy = {
-	.cap_pacing = 1, .room_rule = 1, .shared_no_rwnd = 0, .min_saved_pkts = HS_MIN_JUMP_PKTS,
+	.cap_pacing = 1, .shared_no_rwnd = 0, .min_saved_pkts = HS_MIN_JUMP_PKTS,
 };
 
 /* init's work; also run late, at the first transmission, for a flow whose init the

@@ -27,7 +27,6 @@
 
 struct hs_start {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the jump capped it */
-	__u64 lease_ns;             /* the busy_until_ns we wrote into the entry (0: none) */
 	struct hs_flow_key key;     /* kept from init: by release the local port is unhashed */
 	struct hs_addr path;        /* the peer's hs_paths key, fixed at init (lib/path_key.h) */
 	struct hs_resume resume;    /* the Careful Resume phase machine */
@@ -50,6 +49,7 @@ struct hs_start {
 	__u8 overrun_unanswered;    /* ... and no congestion signal has answered it yet */
 	__u8 signalled;             /* the flow has had a congestion signal (hs_note_congestion) */
 	__u8 armed;                 /* Reconnaissance said go: the jump waits for data beyond the window (hs_try_jump) */
+	__u8 budget_waited;         /* the peer's budget was spent when it would have jumped: it waits, armed */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
@@ -164,19 +164,6 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 		st->rwnd_marked = st->rwnd_watched = 1;
 }
 
-/* Gives the entry's lease back if it is still ours. */
-static __always_inline void hs_release_lease(struct hs_start *st)
-{
-	struct hs_path *p;
-
-	if (!st->lease_ns)
-		return;
-	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (p)
-		__sync_val_compare_and_swap(&p->busy_until_ns, st->lease_ns, 0);
-	st->lease_ns = 0;
-}
-
 /* Counts the flow in its peer's hs_open; *others gets what this flow found there:
  * how many other flows were open, and when one of the peer's flows last lost. */
 static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_flows *others)
@@ -204,6 +191,16 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
 {
 	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+/* What the flow would have in flight if its window allowed: what is in flight and
+ * what the application wrote and the sender has not sent yet. */
+static __always_inline __u32 hs_packets_wanted(const struct tcp_sock *tp)
+{
+	__u32 unsent = tp->write_seq - tp->snd_nxt;
+	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+
+	return hs_packets_in_flight(tp) + (unsent + mss - 1) / mss;
 }
 
 /* pkts_out less k; below 0 (the LRU entry was evicted and made again) it is 0, not 2^32. */
@@ -271,12 +268,11 @@ static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
 }
 
 /* The resume is over (validated, rate limited, or a retreat): counted as `why`, the
- * entry's lease given back, the window override ended. */
+ * window override ended. */
 static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 why)
 {
 	hs_count(cc, why);
 	st->outcome = why;
-	hs_release_lease(st);
 	hs_unmark(sk, cc, st);
 	hs_log(cc, st, 0);
 }
@@ -286,7 +282,6 @@ static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id 
 struct hs_policy {
 	__u8 cap_pacing;            /* the jump's rate is also a ceiling: the kernel recomputes the
 				     * pacing rate of a controller without cong_control before the first ACK */
-	__u8 room_rule;             /* jump only into what the peer's other flows leave (lib/resume.h, hs_siblings_busy_pkts) */
 	__u8 shared_no_rwnd;        /* no window override beside a sibling while the peer's flows lost lately */
 	__u32 min_saved_pkts;       /* no jump from a saved BDP below this (0: none; the lab may set s_cubic's, hs_lab_config) */
 };
@@ -297,7 +292,7 @@ static __always_inline __u32 hs_gatekeep(const struct sock *sk, struct hs_start 
 {
 	/* The controllers are in tcp_allowed_congestion_control (and are every socket's
 	 * if one is the default), so a local user's own flows would write entries for any
-	 * address it reaches, lease or delete entries by retreating, and read a peer's
+	 * address it reaches, delete entries by retreating, and read a peer's
 	 * cached rate back through its cwnd. sk_uid is the creator's fsuid; an accepted
 	 * socket's is its listener's until accept() makes it the accepting process's, so at
 	 * init it names whoever opened the listening port, and at a late start
@@ -322,8 +317,7 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 {
 	in->now_ns = bpf_ktime_get_boot_ns();
 	in->stored_ns = p->stored_ns;
-	in->busy_until_ns = p->busy_until_ns;
-	in->sibling_pkts = pol->room_rule ? others->pkts_out : 0;
+	in->sibling_pkts = handshake ? 0 : others->pkts_out;  /* the budget is the jump's to check */
 	in->max_age_s = cfg->max_age_s;
 	in->saved_rtt_us = (__u32)((__u64)p->min_rtt_us * lab->rtt_scale_pct / 100);
 	in->cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample, or the latest at the jump */
@@ -350,23 +344,9 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 		return HS_REJECT_RTT_LONGER;
 	case HS_RECON_SMALL:
 		return HS_REJECT_SMALL;
-	case HS_RECON_SIBLINGS:
-		return HS_REJECT_SIBLINGS;
 	default:
-		return HS_REJECT_BUSY;
+		return HS_REJECT_SIBLINGS;
 	}
-}
-
-/* One resumer per entry (RFC 9959 §4.4): take the lease unless a flow took it in
- * between. */
-static __always_inline int hs_take_lease(struct hs_start *st, struct hs_path *p, const struct hs_recon_in *in)
-{
-	__u64 lease = in->now_ns + hs_resume_lease_ns(in->cur_rtt_us);
-
-	if (__sync_val_compare_and_swap(&p->busy_until_ns, in->busy_until_ns, lease) != in->busy_until_ns)
-		return 0;
-	st->lease_ns = lease;
-	return 1;
 }
 
 /* The window override for a jump, or the one reason it is refused (an enum
@@ -390,23 +370,25 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
 	return 0;
 }
 
-/* The jump's size: the entry's BDP, cut by its busy share and the room the peer's
- * other flows leave, capped by the knobs. */
+/* The jump's size: the entry's BDP, cut by its busy share, capped by the knobs, by
+ * the room the peer's other flows leave of its budget (lib/resume.h) and by what this
+ * flow has to send (`need` packets; 0: no cap). */
 static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struct tcp_sock *tp, const struct hs_start *st,
 						   const struct hs_config *cfg, const struct hs_path *p,
-						   const struct hs_recon_in *in, int count)
+						   const struct hs_recon_in *in, __u32 need, int count)
 {
 	__u32 max_cwnd = cfg->max_start_cwnd;
 	struct hs_jump j;
 	int cut;
 
-	/* Room: at most what the peer's other flows leave of the saved BDP. */
 	if (in->sibling_pkts) {
 		__u32 room = hs_room_pkts(in->saved_bdp_pkts, in->sibling_pkts);
 
 		if (room < max_cwnd)
 			max_cwnd = room;
 	}
+	if (need && need < max_cwnd)
+		max_cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
 			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, &cut);
 	if (cut && count)
@@ -421,7 +403,7 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 					  const struct hs_recon_in *in, const struct hs_open_flows *others)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_jump j = hs_size_jump(cc, tp, st, cfg, p, in, 1);
+	struct hs_jump j = hs_size_jump(cc, tp, st, cfg, p, in, hs_packets_wanted(tp), 1);
 	__u32 refused = cfg->rwnd_override ? hs_override_refusal(pol, p, in, others) : 0;
 
 	hs_resume_jump(&st->resume, &j, tp->delivered);
@@ -474,60 +456,115 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 		st->cached_Bps = 0;  /* the outcome names a rate only for a start made (or shadowed) */
 		return outcome;
 	}
-	if (cfg->mode == HS_MODE_SHADOW) {  /* a shadow start takes no lease: it sends nothing of the entry's */
+	if (cfg->mode == HS_MODE_SHADOW) {  /* a shadow start sends nothing of the entry's */
 		st->shadow = 1;
 		return HS_SHADOW_WOULD_JUMP;
 	}
 	st->armed = 1;
-	st->armed_cwnd = hs_size_jump(cc, hs_tcp_sk(sk), st, cfg, p, &in, 0).cwnd;
+	st->armed_cwnd = hs_size_jump(cc, hs_tcp_sk(sk), st, cfg, p, &in, 0, 0).cwnd;
 	if (cfg->rwnd_override && !hs_override_refusal(pol, p, &in, &others))
 		hs_mark(sk, st, st->armed_cwnd);
 	return HS_ARMED;
 }
 
-/* More to send than the window allows: what is in flight and what the application
- * wrote and the sender has not sent yet, against cwnd. */
-static __always_inline int hs_wants_more_than_cwnd(const struct tcp_sock *tp)
+/* An armed flow that has more to send than its window: Reconnaissance again with the
+ * latest RTT sample, the entry as it is now and the room the peer's other flows leave
+ * of its budget, then the jump (no more than the flow has to send: the others' share
+ * stays theirs); or the reason there is none, counted, and the window override ended.
+ * A jump made grows with its application's writes (hs_extend_jump). Returns 1 on a
+ * jump. Two of the peer's flows jumping at the same
+ * instant on two CPUs may both read the budget before either reports: a race of
+ * microseconds, against the lease's refusals. */
+/* The peer's other open flows, this one left out. */
+static __always_inline void hs_others(const struct hs_start *st, struct hs_open_flows *others)
 {
-	__u32 unsent = tp->write_seq - tp->snd_nxt;
-	__u32 mss = tp->mss_cache ? tp->mss_cache : 1;
+	struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &st->path);
 
-	return (__u64)hs_packets_in_flight(tp) + (unsent + mss - 1) / mss > tp->snd_cwnd;
+	if (n) {
+		others->open = n->open > 0 ? n->open - 1 : 0;
+		others->pkts_out = n->pkts_out > st->reported_out ? n->pkts_out - st->reported_out : 0;
+		others->last_loss_ns = n->last_loss_ns;
+	}
 }
 
-/* An armed flow that has more to send than its window: Reconnaissance again with the
- * latest RTT sample and the entry as it is now, then the lease and the jump; or the
- * reason there is none, counted, and the window override ended. Returns 1 on a jump. */
+/* A jump sized to what the flow had to send, whose application wrote more before the
+ * jump's first ACK (a TLS server writes a response 16 KB record at a time): the jump
+ * grows into what the budget has left, up to the size armed at init, paced alike. */
+static __always_inline void hs_extend_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 wanted = hs_packets_wanted(tp);
+	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
+	struct hs_open_flows others = {};
+	struct hs_recon_in in = {};
+	struct hs_path *p;
+	struct hs_jump j;
+
+	if (wanted <= tp->snd_cwnd || cfg.mode != HS_MODE_ON)
+		return;
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	if (!p)
+		return;
+	hs_others(st, &others);
+	if (hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0) != HS_JUMPS)
+		return;
+	j = hs_size_jump(cc, tp, st, &cfg, p, &in, wanted, 0);
+	if (j.cwnd <= tp->snd_cwnd)
+		return;
+	tp->snd_cwnd = j.cwnd;
+	st->start_cwnd = st->resume.jump_cwnd = j.cwnd;
+	st->resume.jump_Bps = j.pacing_Bps;
+	hs_open_report(st, j.cwnd);
+	sk->sk_pacing_rate = j.pacing_Bps;
+	if (st->capped)
+		hs_set_max_pacing(sk, j.pacing_Bps);
+	if (st->rwnd_marked)
+		hs_mark(sk, st, j.cwnd);
+}
+
 static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_config cfg;
 	struct hs_lab_config lab;
-	struct hs_open_flows others = {}, *n;
+	struct hs_open_flows others = {};
 	struct hs_recon_in in = {};
 	struct hs_path *p;
 	__u32 outcome;
 
-	if (!st->armed || !hs_wants_more_than_cwnd(tp))
+	if (st->startup && st->resume.phase == HS_PHASE_UNVALIDATED && tp->snd_cwnd < st->armed_cwnd) {
+		hs_extend_jump(sk, cc, st, pol);
+		return 0;
+	}
+	if (!st->armed || hs_packets_wanted(tp) <= tp->snd_cwnd)
 		return 0;
 	st->armed = 0;
 	cfg = hs_get_config();
 	lab = hs_get_lab_config();
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	n = bpf_map_lookup_elem(&hs_open, &st->path);
-	if (n) {  /* the peer's other flows: this one left out */
-		others.open = n->open > 0 ? n->open - 1 : 0;
-		others.pkts_out = n->pkts_out > st->reported_out ? n->pkts_out - st->reported_out : 0;
-		others.last_loss_ns = n->last_loss_ns;
-	}
+	hs_others(st, &others);
 	if (cfg.mode != HS_MODE_ON)
 		outcome = HS_OFF;
 	else if (!p)
 		outcome = HS_MISSES;  /* deleted since init (a retreat, an operator) */
 	else
 		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
-	if (outcome == HS_JUMPS && !hs_take_lease(st, p, &in))
-		outcome = HS_REJECT_BUSY;
+	if (outcome == HS_JUMPS && hs_size_jump(cc, tp, st, &cfg, p, &in, hs_packets_wanted(tp), 0).cwnd <= tp->snd_cwnd)
+		outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
+	if (outcome == HS_REJECT_SIBLINGS) {
+		/* The peer's other flows hold the budget: this one goes on as the kernel's and
+		 * jumps when they leave room (a browser's connections whose responses end
+		 * within a round trip or two). Counted once. */
+		st->armed = 1;
+		if (!st->budget_waited) {
+			st->budget_waited = 1;
+			hs_count(cc, outcome);
+			st->outcome = outcome;
+			hs_log(cc, st, 0);
+		}
+		return 0;
+	}
 	if (outcome != HS_JUMPS) {
 		st->cached_Bps = 0;
 		hs_unmark(sk, cc, st);
@@ -654,7 +691,6 @@ static __always_inline int hs_retreat(struct sock *sk, enum hs_cc_id cc, struct 
 		hs_end_pacing(sk, st);
 	}
 	hs_unmark(sk, cc, st);
-	hs_release_lease(st);
 	hs_discredit_entry(st);
 	if (tp->snd_cwnd > cap)
 		tp->snd_cwnd = cap;
@@ -738,10 +774,10 @@ static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, st
 	}
 }
 
-/* release: the override and the lease go, and the start's outcome is logged. */
+/* release: the override goes, and the start's outcome is logged. */
 static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
-	if (st->outcome == HS_ARMED) {
+	if (st->outcome == HS_ARMED) {  /* (one that waited for the budget keeps that outcome) */
 		st->outcome = HS_NO_JUMP_NEEDED;
 		hs_count(cc, HS_NO_JUMP_NEEDED);
 	}
@@ -753,7 +789,6 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_watched = 0;
 	}
-	hs_release_lease(st);
 	hs_open_leave(st);
 	hs_log(cc, st, 1);
 }
@@ -764,7 +799,7 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
  * raised at most HS_STORE_MAX_RAISE_PCT per flow, not lowered by more than an eighth by
  * a flow that lived in loss recovery, nor below HS_CONFIDENT_FLOOR_PCT of a confident one; a flow that sent no more than its jump
  * leaves the entry as it was (hs_flow_only_jumped); a flow of an untrusted socket
- * stores nothing. An entry keeps its lease. */
+ * stores nothing. */
 static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_start *st, __u64 bw,
 				     __u32 min_rtt_us, int short_flow_rule)
 {
@@ -815,7 +850,6 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	}
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
-	entry.busy_until_ns = old ? old->busy_until_ns : 0;
 	entry.flows = old ? old->flows + 1 : 1;
 	entry.handshakes = old ? old->handshakes : 0;
 	entry.busy_share = old ? old->busy_share : 0;

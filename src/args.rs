@@ -307,6 +307,10 @@ pub struct SweepArgs {
     /// or nginx with TLS 1.3 and curl (https).
     #[arg(long, value_enum)]
     pub app: Option<headstart::lab::experiment::App>,
+    /// http/https: each flow's bytes fetched over this many connections opened at once
+    /// (curl --parallel, as a browser's), each 1/N of the size.
+    #[arg(long)]
+    pub connections: Option<u32>,
     /// Do not attach the receive-window override to the server for headstart's
     /// controllers.
     #[arg(long)]

@@ -269,6 +269,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 seed: a.seed,
                 http: a.http,
                 app: a.app,
+                connections: a.connections,
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,

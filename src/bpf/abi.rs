@@ -145,7 +145,7 @@ pub struct Counter {
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
 /// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
-pub const COUNTERS_VERSION: u64 = 2;
+pub const COUNTERS_VERSION: u64 = 3;
 /// The slot that holds it.
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
@@ -163,6 +163,18 @@ pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
         "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
         "overrun_no_rwnd",
     ],
+), (
+    2,
+    &[
+        "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
+        "reject_busy", "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate",
+        "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
+        "shadow_ratio_lt_0.91", "shadow_ratio_le_1.1", "shadow_ratio_le_1.25", "shadow_ratio_le_2", "shadow_ratio_le_4",
+        "shadow_ratio_gt_4", "lossy_no_rwnd", "probe_queue_exits", "hooks_missed", "reject_small",
+        "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
+        "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
+        "overrun_no_rwnd", "armed", "no_jump_needed",
+    ],
 )];
 
 macro_rules! counters {
@@ -174,7 +186,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "flows" = "HS_FLOWS", "hits" = "HS_HITS", "misses" = "HS_MISSES", "stores" = "HS_STORES",
     "discards" = "HS_DISCARDS", "skipped" = "HS_SKIPPED", "expired" = "HS_EXPIRED",
     "reject_no_rtt" = "HS_REJECT_NO_RTT", "reject_rtt_shorter" = "HS_REJECT_RTT_SHORTER",
-    "reject_rtt_longer" = "HS_REJECT_RTT_LONGER", "reject_busy" = "HS_REJECT_BUSY",
+    "reject_rtt_longer" = "HS_REJECT_RTT_LONGER",
     "jumps" = "HS_JUMPS", "rate_limited" = "HS_RATE_LIMITED", "validated" = "HS_VALIDATED",
     "retreat_loss" = "HS_RETREAT_LOSS", "retreat_ecn" = "HS_RETREAT_ECN", "retreat_rto" = "HS_RETREAT_RTO",
     "retreat_rate" = "HS_RETREAT_RATE",
@@ -811,14 +823,16 @@ mod tests {
         assert!(names.iter().filter(|n| Knobs::has(n)).count() == KNOBS.len(), "every knob today was in HSC1");
     }
 
-    /// The counter history names the old layout whole: every counter of today's is in it
-    /// or new, so a carry-over by name misses nothing it could keep.
+    /// The counter history names each old layout whole, and the last one every counter
+    /// of today's, so a carry-over by name misses nothing it could keep.
     #[test]
     fn the_counter_history_covers_todays_counters() {
         let (_, v1) = COUNTER_HISTORY[0];
         assert_eq!(v1.len(), 50, "the 44-knob release had 50 stateful counters");
+        let (v, last) = COUNTER_HISTORY[COUNTER_HISTORY.len() - 1];
+        assert_eq!(v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
         for c in STATEFUL_COUNTERS {
-            assert!(v1.contains(&c.name), "{} is not in the v1 layout", c.name);
+            assert!(last.contains(&c.name), "{} is not in the v{v} layout", c.name);
         }
     }
 

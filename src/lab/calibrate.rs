@@ -58,6 +58,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             seed: None,
             http: false,
             app: None,
+            connections: None,
             rwnd_override: None,
             client_initrwnd: None,
             reader_stall: None,

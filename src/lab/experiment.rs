@@ -320,6 +320,9 @@ pub struct ExperimentText {
     /// plain HTTP (nginx, curl) or HTTPS (nginx with TLS 1.3, curl).
     #[serde(default)]
     pub app: Option<App>,
+    /// app http/https: each flow over this many connections at once (default 1).
+    #[serde(default)]
+    pub connections: Option<u32>,
     /// Attach the receive-window override to the server when a headstart controller
     /// runs (default true).
     #[serde(default)]
@@ -386,6 +389,8 @@ pub struct Experiment {
     pub http: bool,
     /// HTTPS: the HTTP mode over TLS 1.3.
     pub tls: bool,
+    /// The HTTP mode: connections per flow.
+    pub connections: u32,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
@@ -537,6 +542,8 @@ impl ExperimentText {
             knobs.is_empty() || workload.ccs().iter().any(|c| crate::bpf::is_ours(&c.kernel)),
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
+        ensure!(self.connections.is_none_or(|n| (1..=64).contains(&n)), "connections must be 1 to 64");
+        ensure!(self.connections.is_none_or(|n| n == 1) || self.uses_http(), "connections needs app http or https (curl --parallel)");
         let app = match (self.app, self.http) {
             (Some(App::Lab), true) => bail!("http = true and app = \"lab\" disagree"),
             (Some(a), _) => a,
@@ -552,6 +559,7 @@ impl ExperimentText {
             seed: self.seed.unwrap_or_else(fresh_seed),
             http: app != App::Lab,
             tls: app == App::Https,
+            connections: self.connections.unwrap_or(1),
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
             reader_stall_ns,

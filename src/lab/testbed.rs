@@ -75,6 +75,8 @@ pub struct TestbedSpec {
     pub http: bool,
     /// ... over TLS 1.3.
     pub tls: bool,
+    /// Connections per flow in the HTTP mode.
+    pub connections: u32,
     /// Attach headstart's receive-window override to the server.
     pub rwnd_override: bool,
     /// A flow that takes longer has hung.
@@ -145,7 +147,7 @@ impl Testbed {
             clients,
         )?;
         let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
-        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, cores.rest)?) } else { None };
+        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.connections, cores.rest)?) } else { None };
         if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
@@ -190,15 +192,16 @@ impl Testbed {
         self.interrupt.check()?;
         self.set_route(cc)?;
         let host = &self.topo.clients[client];
-        let port = self.next_port.fetch_add(1, Ordering::Relaxed);
+        let conns = self.http.as_ref().map_or(1, |h| h.connections);
+        let port = self.next_port.fetch_add(conns as u16, Ordering::Relaxed);
         anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
         let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
         // A failed flow is a row with an error, not the end of the run.
         let (server, client_flow) = match &self.http {
             Some(http) => {
                 let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
-                let path = http.file_for(size)?;
-                (server, traffic::curl_flow(&host.netns, http.scheme(), server, local, &path, size, self.flow_timeout, self.rest_cpu))
+                let path = http.file_for(size / u64::from(conns))?;
+                (server, traffic::curl_flow(&host.netns, http, server, local, &path, size, self.flow_timeout, self.rest_cpu))
             }
             None => {
                 let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;

@@ -200,19 +200,23 @@ static void test_mode_off_and_untrusted_are_the_kernels(void)
 	CHECK(entry(PEER)->flows == 1, "untrusted: the entry untouched");
 }
 
-static void test_rate_limited_sender_ends_the_resume(void)
+/* A response smaller than the saved BDP: the jump is what it has to send, and used. */
+static void test_response_below_the_bdp_jumps_to_its_size(void)
 {
 	fresh();
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
-	host_write(&a, 100000);   /* 70 packets of a 431-packet jump */
+	host_write(&a, 100000);   /* 70 packets, under a 431-packet BDP */
+	CHECK(flow_of(&a)->start.start_cwnd == 70, "the jump is the response: %u", flow_of(&a)->start.start_cwnd);
 	host_ack_all(&a);
-	CHECK(counter(HS_RATE_LIMITED) == 1, "rate limited %llu", (unsigned long long)counter(HS_RATE_LIMITED));
+	CHECK(counter(HS_VALIDATED) == 1 && counter(HS_RATE_LIMITED) == 0, "validated");
 	host_close(&a);
 	CHECK(counter(HS_STORE_JUMP_ONLY) == 1, "a flow that sent no more than its jump leaves the entry");
 }
 
-static void test_second_connection_waits_for_the_resumer(void)
+/* A second connection while the first's jump holds the peer's whole budget: the
+ * kernel's start, armed still; it jumps once the first has delivered. */
+static void test_second_connection_waits_for_the_budget(void)
 {
 	fresh();
 	seed(PEER, BW_100M, RTT_US, 10);
@@ -220,12 +224,46 @@ static void test_second_connection_waits_for_the_resumer(void)
 	host_write(&a, 2000000);
 	host_open(&b, ops, PEER, 50002, RTT_US);
 	host_write(&b, 2000000);
-	CHECK(counter(HS_JUMPS) == 1, "one resumer");
+	CHECK(counter(HS_JUMPS) == 1 && counter(HS_REJECT_SIBLINGS) == 1, "one jump, one wait");
 	CHECK(b.tp.packets_out == HOST_IW, "the second starts at IW: %u", b.tp.packets_out);
 	host_ack_all(&a);
 	host_close(&a);
+	host_ack(&b, 2);
+	CHECK(counter(HS_JUMPS) == 2 && flow_of(&b)->start.outcome == HS_JUMPS, "the second jumps when the budget is back");
+	CHECK(b.tp.packets_out >= BDP_100M_50MS * 9 / 10, "into the whole of it: %u in flight", b.tp.packets_out);
+	CHECK(counter(HS_REJECT_SIBLINGS) == 1, "its wait counted once");
 	host_ack_all(&b);
 	host_close(&b);
+}
+
+/* A browser's six connections, each fetching 70 packets at once: each jumps to what
+ * it has to send, all within the peer's budget; a seventh finds too little left. A
+ * preconnect that sends nothing holds none of it. */
+static void test_six_connections_draw_on_one_budget(void)
+{
+	static struct host_conn conns[8];
+	__u32 sum = 0;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&conns[7], ops, PEER, 50100, RTT_US);  /* the preconnect */
+	for (int i = 0; i < 7; i++) {
+		host_open(&conns[i], ops, PEER, 50001 + i, RTT_US);
+		host_write(&conns[i], 70 * HOST_MSS);
+	}
+	for (int i = 0; i < 6; i++) {
+		CHECK(flow_of(&conns[i])->start.outcome == HS_JUMPS, "connection %d jumped", i);
+		CHECK(conns[i].tp.packets_out == 70, "connection %d sent its 70 packets at once: %u", i, conns[i].tp.packets_out);
+		sum += flow_of(&conns[i])->start.start_cwnd;
+	}
+	CHECK(sum <= BDP_100M_50MS, "together within the saved BDP: %u", sum);
+	CHECK(flow_of(&conns[6])->start.outcome == HS_REJECT_SIBLINGS && conns[6].tp.packets_out == HOST_IW,
+	      "the seventh: the kernel's start, waiting for room");
+	for (int i = 0; i < 8; i++) {
+		host_ack_all(&conns[i]);
+		host_close(&conns[i]);
+	}
+	CHECK(counter(HS_NO_JUMP_NEEDED) == 1, "the preconnect needed none");
 }
 
 static void test_override_refusals_have_one_reason_each(void)
@@ -310,6 +348,26 @@ static void test_app_limited_then_cwnd_limited_jumps_at_the_write(void)
 	host_close(&a);
 }
 
+/* A TLS server writes its response 16 KB record at a time: the jump made at the first
+ * record grows with each one written before its first ACK, up to the saved BDP. */
+static void test_response_in_records_grows_its_jump(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 500);  /* a session ticket */
+	for (int i = 0; i < 64; i++)
+		host_write(&a, 16384 + 22);
+	CHECK(counter(HS_JUMPS) == 1, "one jump");
+	CHECK(a.tp.snd_cwnd >= BDP_100M_50MS - 1 && a.tp.snd_cwnd <= BDP_100M_50MS + 1, "grown to the BDP: %u", a.tp.snd_cwnd);
+	CHECK(a.tp.packets_out == a.tp.snd_cwnd, "all of it sent in the first RTT: %u", a.tp.packets_out);
+	CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
+	      "paced at the entry's rate: %lu", host_sk(&a)->sk_pacing_rate);
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1, "validated");
+	host_close(&a);
+}
+
 /* A browser's preconnect: opened, never used. It takes nothing: no lease, no window
  * left open, counted as needing no jump. */
 static void test_preconnect_that_never_sends_takes_nothing(void)
@@ -348,11 +406,13 @@ int main(void)
 	test_rtt_mismatch_refuses_both_ways();
 	test_expired_entry_is_deleted_not_used();
 	test_mode_off_and_untrusted_are_the_kernels();
-	test_rate_limited_sender_ends_the_resume();
-	test_second_connection_waits_for_the_resumer();
+	test_response_below_the_bdp_jumps_to_its_size();
+	test_second_connection_waits_for_the_budget();
+	test_six_connections_draw_on_one_budget();
 	test_override_refusals_have_one_reason_each();
 	test_tls_exchange_jumps_when_the_response_comes();
 	test_app_limited_then_cwnd_limited_jumps_at_the_write();
+	test_response_in_records_grows_its_jump();
 	test_preconnect_that_never_sends_takes_nothing();
 	test_small_response_is_the_kernels();
 	return check_report();

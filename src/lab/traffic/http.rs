@@ -15,6 +15,8 @@ use super::client::ClientFlow;
 pub struct HttpServer {
     dir: std::path::PathBuf,
     tls: bool,
+    /// Connections per flow (curl --parallel), each fetching 1/N of its bytes.
+    pub connections: u32,
     child: std::process::Child,
     files: Mutex<std::collections::HashSet<u64>>,
 }
@@ -24,7 +26,7 @@ pub const HTTP_PORT: u16 = 8080;
 impl HttpServer {
     /// `cpu`: the core nginx runs on, away from the emulator's (its TLS work delayed
     /// the emulator's packets by milliseconds, which handshakes read as a queue).
-    pub fn start(netns: &str, ns: &File, tls: bool, cpu: Option<usize>) -> Result<HttpServer> {
+    pub fn start(netns: &str, ns: &File, tls: bool, connections: u32, cpu: Option<usize>) -> Result<HttpServer> {
         let dir = std::env::temp_dir().join(format!("headstart-http-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("www"))?;
@@ -58,7 +60,7 @@ impl HttpServer {
             .stderr(std::process::Stdio::null());
         die_with_parent(&mut cmd);
         let child = cmd.spawn().context("starting nginx (apt-get install nginx-light)")?;
-        let mut server = HttpServer { dir, tls, child, files: Mutex::new(Default::default()) };
+        let mut server = HttpServer { dir, tls, connections: connections.max(1), child, files: Mutex::new(Default::default()) };
         // Ready when it accepts a connection inside its namespace.
         let ready = sys::run_in_netns(ns, None, || {
             let deadline = Instant::now() + Duration::from_secs(5);
@@ -142,37 +144,57 @@ fn die_with_parent(cmd: &mut std::process::Command) {
     }
 }
 
-/// One HTTP GET with curl from inside `netns`, bound to `local` (scheme "http" or
-/// "https": TLS 1.3, HTTP/1.1, the certificate not verified). FCT is curl's total time
-/// less its name lookup (none for an address literal): from connect() to the last
-/// byte, the TLS handshake included.
+/// One HTTP GET with curl from inside `netns`, bound to `local` (HTTPS: TLS 1.3,
+/// HTTP/1.1, the certificate not verified). FCT is curl's total time less its name
+/// lookup (none for an address literal): from connect() to the last byte, the TLS
+/// handshake included. With N connections, N GETs of `path` (1/N of `size`) at once,
+/// each on its own connection from local ports local..local+N-1, as a browser
+/// fetches a page's objects: FCT is the slowest one's.
 #[allow(clippy::too_many_arguments)]
-pub fn curl_flow(netns: &str, scheme: &str, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration, cpu: Option<usize>) -> Result<ClientFlow> {
+pub fn curl_flow(netns: &str, http: &HttpServer, server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration, cpu: Option<usize>) -> Result<ClientFlow> {
+    let (scheme, n) = (http.scheme(), http.connections.max(1));
     let host = match server.ip() {
         IpAddr::V6(a) => format!("[{a}]"),
         IpAddr::V4(a) => a.to_string(),
     };
     let url = format!("{scheme}://{host}:{}{path}", server.port());
+    let ports = if n == 1 { local.port().to_string() } else { format!("{}-{}", local.port(), local.port() + n as u16 - 1) };
     let start = Instant::now();
     let mut cmd = pinned(cpu);
-    cmd.args(["ip", "netns", "exec", netns, "curl", "-s", "-S", "-o", "/dev/null", "--http1.1"]);
+    cmd.args(["ip", "netns", "exec", netns, "curl", "-s", "-S", "--http1.1"]);
+    if n > 1 {
+        cmd.args(["--parallel", "--parallel-immediate", "--parallel-max", &n.to_string()]);
+    }
     if scheme == "https" {
         cmd.args(["-k", "--tlsv1.3"]);
     }
     cmd.arg("--max-time")
         .arg(format!("{}", timeout.as_secs().max(1)))
-        .args(["--interface", &local.ip().to_string(), "--local-port", &local.port().to_string()])
-        .args(["-w", "%{time_namelookup} %{time_connect} %{time_total} %{size_download} %{http_code}", &url]);
+        .args(["--interface", &local.ip().to_string(), "--local-port", &ports])
+        .args(["-w", "%{time_namelookup} %{time_connect} %{time_total} %{size_download} %{http_code}\\n"]);
+    for _ in 0..n {
+        cmd.args(["-o", "/dev/null", &url]);
+    }
     die_with_parent(&mut cmd);
     let out = cmd.output().context("running curl (apt-get install curl)")?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let f: Vec<&str> = text.split_whitespace().collect();
-    if !out.status.success() || f.len() != 5 {
+    let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+    if !out.status.success() || lines.len() != n as usize || lines.iter().any(|f| f.len() != 5) {
         bail!("curl failed: {}", String::from_utf8_lossy(&out.stderr).trim());
     }
-    let (lookup, connect, total, got, code): (f64, f64, f64, u64, &str) = (f[0].parse()?, f[1].parse()?, f[2].parse()?, f[3].parse()?, f[4]);
-    if code != "200" || got != size {
-        bail!("HTTP {code}, {got} of {size} bytes");
+    let (mut fct, mut handshake, mut got) = (0.0f64, 0.0f64, 0u64);
+    for f in &lines {
+        let (lookup, connect, total, bytes, code): (f64, f64, f64, u64, &str) = (f[0].parse()?, f[1].parse()?, f[2].parse()?, f[3].parse()?, f[4]);
+        if code != "200" {
+            bail!("HTTP {code}");
+        }
+        fct = fct.max(total - lookup);
+        handshake = handshake.max((connect - lookup).max(0.0));
+        got += bytes;
     }
-    Ok(ClientFlow { local, start, fct: Duration::from_secs_f64(total - lookup), handshake: Duration::from_secs_f64((connect - lookup).max(0.0)), bytes: got })
+    let want = size / u64::from(n) * u64::from(n);
+    if got != want {
+        bail!("{got} of {want} bytes");
+    }
+    Ok(ClientFlow { local, start, fct: Duration::from_secs_f64(fct), handshake: Duration::from_secs_f64(handshake), bytes: got })
 }
