@@ -372,7 +372,9 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
 
 /* The jump's size: the entry's BDP, cut by its busy share, capped by the knobs, by
  * the room the peer's other flows leave of its budget (lib/resume.h) and by what this
- * flow has to send (`need` packets; 0: no cap). */
+ * flow has to send (`need` packets; 0: no cap). Its pacing rate is the one of the jump
+ * before that last cap: a 256 KB response under a 431-packet BDP goes out at the
+ * path's rate, not spread over a whole RTT (Ω 0.81 instead of 0.95 when it was). */
 static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struct tcp_sock *tp, const struct hs_start *st,
 						   const struct hs_config *cfg, const struct hs_path *p,
 						   const struct hs_recon_in *in, __u32 need, int count)
@@ -387,12 +389,12 @@ static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struc
 		if (room < max_cwnd)
 			max_cwnd = room;
 	}
-	if (need && need < max_cwnd)
-		max_cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
 			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, &cut);
 	if (cut && count)
 		hs_count(cc, HS_YIELDED_JUMPS);
+	if (need && need < j.cwnd)
+		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
 	return j;
 }
 

@@ -650,12 +650,18 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
 }
 
 /// The first cwnd sample of each flow in a results folder's cwnd.csv, by row index.
+/// Each flow's first sampled cwnd other than IW: the sampler starts before the server
+/// writes, and a flow armed for a jump holds IW until its data comes (without a jump,
+/// slow start's first step shows here instead).
 fn first_cwnd(dir: &Path) -> std::collections::HashMap<usize, u32> {
     let csv = std::fs::read_to_string(dir.join("cwnd.csv")).expect("cwnd.csv (run with --sample)");
     let mut first = std::collections::HashMap::new();
     for line in csv.lines().skip(1) {
         let cells: Vec<&str> = line.split(',').collect();
-        first.entry(cells[0].parse().unwrap()).or_insert_with(|| cells[4].parse().unwrap());
+        let cwnd: u32 = cells[4].parse().unwrap();
+        if cwnd != 10 {
+            first.entry(cells[0].parse().unwrap()).or_insert(cwnd);
+        }
     }
     first
 }

@@ -208,6 +208,8 @@ static void test_response_below_the_bdp_jumps_to_its_size(void)
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	host_write(&a, 100000);   /* 70 packets, under a 431-packet BDP */
 	CHECK(flow_of(&a)->start.start_cwnd == 70, "the jump is the response: %u", flow_of(&a)->start.start_cwnd);
+	CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
+	      "sent at the path's rate, not spread over the RTT: %lu", host_sk(&a)->sk_pacing_rate);
 	host_ack_all(&a);
 	CHECK(counter(HS_VALIDATED) == 1 && counter(HS_RATE_LIMITED) == 0, "validated");
 	host_close(&a);
