@@ -63,7 +63,7 @@ enum hs_counter {
 	HS_MISSES,                  /* ... did not (or startup is off) */
 	HS_STORES,                  /* flows that stored an estimate at termination */
 	HS_DISCARDS,                /* flows whose estimate was not worth storing (BDP <= IW) */
-	HS_SKIPPED,                 /* flows that did not store by rule (store off, frozen, short S-BBR flow) */
+	HS_SKIPPED,                 /* flows that did not store by rule (store off, frozen, short S-BBR flow, a lower estimate of a flow beside the peer's others) */
 	HS_EXPIRED,                 /* Reconnaissance: entry older than max_age_s (deleted) */
 	HS_REJECT_NO_RTT,           /* Reconnaissance: no handshake RTT to check */
 	HS_REJECT_RTT_SHORTER,      /* Reconnaissance: this path's RTT far shorter than saved */

@@ -50,6 +50,7 @@ struct hs_start {
 	__u8 signalled;             /* the flow has had a congestion signal (hs_note_congestion) */
 	__u8 armed;                 /* Reconnaissance said go: the jump waits for data beyond the window (hs_try_jump) */
 	__u8 budget_waited;         /* the peer's budget was spent when it would have jumped: it waits, armed */
+	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
@@ -395,6 +396,13 @@ static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struc
 		hs_count(cc, HS_YIELDED_JUMPS);
 	if (need && need < j.cwnd)
 		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
+	/* Beside the peer's flows in flight, each jump is paced at its window per RTT:
+	 * the budget bounds their windows' sum by the BDP, so their rates sum to at most
+	 * the path's. Paced at the room's rate, six browser connections' jumps overlapped
+	 * at up to 3x the link rate, and each read its diluted delivery rate as an entry
+	 * too high (retreat_rate, 6 of 12 jumps). */
+	if (in->sibling_pkts && in->cur_rtt_us)
+		j.pacing_Bps = (__u64)j.cwnd * tp->mss_cache * HS_USEC_PER_SEC / in->cur_rtt_us;
 	return j;
 }
 
@@ -449,6 +457,7 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 	if (outcome)
 		return outcome;
 	hs_open_enter(st, &others);
+	st->shared = others.open > 0;
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (!p || !lab->startup)
 		return HS_MISSES;
@@ -546,6 +555,8 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	lab = hs_get_lab_config();
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	hs_others(st, &others);
+	if (others.open)
+		st->shared = 1;
 	if (cfg.mode != HS_MODE_ON)
 		outcome = HS_OFF;
 	else if (!p)
@@ -840,6 +851,14 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	if (old && hs_flow_only_jumped(st->resume.jump_cwnd, st->outcome >= HS_RETREAT_LOSS && st->outcome <= HS_RETREAT_RATE,
 				       tp->data_segs_out)) {
 		hs_count(cc, HS_STORE_JUMP_ONLY);
+		return;
+	}
+	/* A flow that shared the path with the peer's other connections measured its share:
+	 * it may raise the entry, not lower it. Six browser connections of 174 KB each stored
+	 * a sixth of the link each, and the next page's jumps fell below the smallest
+	 * (reject_small, 12 of 36 starts). */
+	if (old && st->shared && bw < old->bw_bytes_per_s) {
+		hs_count(cc, HS_SKIPPED);
 		return;
 	}
 	entry.bw_bytes_per_s = hs_rate_to_store(old ? old->bw_bytes_per_s : 0, bw,
