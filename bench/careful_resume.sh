@@ -11,6 +11,8 @@
 #               cubic (bbr), the other s_cubic (s_bbr), against both on the kernel's
 #               (FLOWS per run, default 200; ~30 min)
 #   KNOBS (environment): extra `headstart config` assignments for every run
+#   APP (environment): the clean and error parts' application (lab, http, https;
+#     default the lab's own sender)
 #   PAIRS (environment): the fairness part's pairs (default "cubic,s_cubic cubic,cubic
 #     bbr,s_bbr bbr,bbr")
 #   SEEDS, LOADS, MEANS (environment): the fairness part's Poisson seeds (default 21),
@@ -39,7 +41,7 @@ if has clean; then
   for rtt in 10ms 50ms 100ms; do
     for buf in 0.5bdp 1bdp; do
       fresh
-      $HS lab sweep --cc cubic,s_cubic --warm --rate 100mbit --rtt $rtt --buffer $buf --reps 2 \
+      $HS lab sweep --cc cubic,s_cubic --warm --rate 100mbit --rtt $rtt --buffer $buf --reps 2 ${APP:+--app $APP} \
         --quiet --no-plot --out "$OUT/clean-$rtt-$buf" > "$OUT/clean-$rtt-$buf.txt"
     done
   done
@@ -49,7 +51,7 @@ if has error; then
   for knob in bw_scale_pct=20 bw_scale_pct=50 bw_scale_pct=200 bw_scale_pct=1000 rtt_scale_pct=40 rtt_scale_pct=1200; do
     fresh
     $HS lab knobs $knob >/dev/null
-    $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 \
+    $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 ${APP:+--app $APP} \
       --quiet --no-plot --out "$OUT/error-${knob/=/-}" > "$OUT/error-${knob/=/-}.txt"
   done
   fresh

@@ -239,8 +239,9 @@ static void test_second_connection_waits_for_the_budget(void)
 }
 
 /* A browser's six connections, each fetching 70 packets at once: each jumps to what
- * it has to send, all within the peer's budget; a seventh finds too little left. A
- * preconnect that sends nothing holds none of it. */
+ * it has to send, at most an even share of the budget among the peer's open
+ * connections, all within it; a seventh finds too little left. A preconnect that
+ * sends nothing holds none of it. */
 static void test_six_connections_draw_on_one_budget(void)
 {
 	static struct host_conn conns[8];
@@ -255,12 +256,14 @@ static void test_six_connections_draw_on_one_budget(void)
 	}
 	for (int i = 0; i < 6; i++) {
 		CHECK(flow_of(&conns[i])->start.outcome == HS_JUMPS, "connection %d jumped", i);
-		CHECK(conns[i].tp.packets_out == 70, "connection %d sent its 70 packets at once: %u", i, conns[i].tp.packets_out);
+		CHECK(conns[i].tp.packets_out >= BDP_100M_50MS / (i + 2) || conns[i].tp.packets_out == 70,
+		      "connection %d: its 70 packets, or an even share of the budget among the %d open: %u", i, i + 2,
+		      conns[i].tp.packets_out);
 		sum += flow_of(&conns[i])->start.start_cwnd;
 	}
 	CHECK(sum <= BDP_100M_50MS, "together within the saved BDP: %u", sum);
 	for (int i = 1; i < 6; i++) {
-		__u64 share = 70ULL * HOST_MSS * 1000000 / RTT_US;
+		__u64 share = (__u64)flow_of(&conns[i])->start.start_cwnd * HOST_MSS * 1000000 / RTT_US;
 
 		CHECK(host_sk(&conns[i])->sk_pacing_rate >= share * 98 / 100 && host_sk(&conns[i])->sk_pacing_rate <= share * 102 / 100,
 		      "connection %d paced at its window per RTT beside the others: %lu", i, host_sk(&conns[i])->sk_pacing_rate);
