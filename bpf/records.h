@@ -198,8 +198,10 @@ struct hs_open_flows {
 	__u32 open;
 	__u32 pkts_out;
 	__u64 last_loss_ns;
+	__u32 armed;                /* of them, armed: waiting for data to jump with (stateful.h) */
+	__u32 pad;
 };
-_Static_assert(sizeof(struct hs_open_flows) == 16, "hs_open_flows is 16 bytes (was a __u32 count)");
+_Static_assert(sizeof(struct hs_open_flows) == 24, "hs_open_flows is 24 bytes (was a __u32 count, then 16 bytes)");
 
 /* hs_rwnd value: one flow's receive-window override, written by the controller at the
  * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Window

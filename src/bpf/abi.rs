@@ -92,6 +92,8 @@ c_record! {
         pub open: u32,
         pub pkts_out: u32,
         pub last_loss_ns: u64,
+        pub armed: u32,
+        pub pad: u32,
     }
 }
 

@@ -238,6 +238,23 @@ static void test_second_connection_waits_for_the_budget(void)
 	host_close(&b);
 }
 
+/* A flow right after another whose socket has not closed yet (all its data
+ * delivered): that one is neither armed nor sending, and the new one jumps whole. */
+static void test_an_idle_open_connection_takes_no_share(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_ack_all(&a);
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_write(&b, 2000000);
+	CHECK(b.tp.packets_out >= BDP_100M_50MS * 95 / 100, "the whole budget: %u", b.tp.packets_out);
+	host_ack_all(&b);
+	host_close(&b);
+	host_close(&a);
+}
+
 /* A browser's six connections, each fetching 70 packets at once: each jumps to what
  * it has to send, at most an even share of the budget among the peer's open
  * connections, all within it; a seventh finds too little left. A preconnect that
@@ -420,6 +437,7 @@ int main(void)
 	test_response_below_the_bdp_jumps_to_its_size();
 	test_second_connection_waits_for_the_budget();
 	test_six_connections_draw_on_one_budget();
+	test_an_idle_open_connection_takes_no_share();
 	test_override_refusals_have_one_reason_each();
 	test_tls_exchange_jumps_when_the_response_comes();
 	test_app_limited_then_cwnd_limited_jumps_at_the_write();
