@@ -290,11 +290,16 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
         // Careful Resume: the jump was validated (no congestion before the last of its packets was acked).
         let validated: Vec<_> = warm.iter().filter(|r| r.resume.as_deref() == Some("validated")).collect();
         assert!(validated.len() >= 2, "warm s_cubic {size} B: {} of 3 validated; {}", validated.len(), every());
-        for r in &validated {
-            // The window override kept the receiver's first window out of the way while it
-            // lasted (until validation). After it, the receiver's own window governs, and
-            // autotuning can hold a flow back for tens of ms, kernel cubic's too (44 and
-            // 56 ms in 2 of 12 cubic flows of this sweep): not this check's business.
+        // The window override kept the receiver's first window out of the way while it
+        // lasted (until validation). After it, the receiver's own window governs, and
+        // autotuning can hold a flow back for tens of ms, kernel cubic's too (44 and
+        // 56 ms in 2 of 12 cubic flows of this sweep): not this check's business. A jump
+        // may go without it (None): on 2026-11-27 one 4 MB flow's handshake read 58.4 ms
+        // (8 ms of emulator lateness) and the busy-bottleneck rule refused it; it still
+        // validated. Relaxed from "every validated flow had it" with that cause.
+        let with_override: Vec<_> = validated.iter().filter(|r| r.override_rwnd_limited_ms.is_some()).collect();
+        assert!(!with_override.is_empty(), "warm s_cubic {size} B: no validated jump had the override; {}", every());
+        for r in &with_override {
             assert_eq!(r.override_rwnd_limited_ms, Some(0.0), "{r:?}");
         }
         // GCBE stored the bottleneck rate: 100 Mbit/s of packets is 96.5 of payload.
@@ -936,13 +941,13 @@ fn concurrent_flows_share_the_peers_budget() {
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");
     // Every flow was released: the peer's flows and their packets in flight are back at 0.
-    for (open, pkts_out) in hs_open_values() {
-        assert!(open == 0 && pkts_out == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}");
+    for (open, pkts_out, armed) in hs_open_values() {
+        assert!(open == 0 && pkts_out == 0 && armed == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}, armed {armed}");
     }
 }
 
-/// hs_open's values, (open, pkts_out) per peer, read with bpftool.
-fn hs_open_values() -> Vec<(u32, u32)> {
+/// hs_open's values, (open, pkts_out, armed) per peer, read with bpftool.
+fn hs_open_values() -> Vec<(u32, u32, u32)> {
     let out = Command::new("bpftool").args(["-j", "map", "dump", "pinned", "/sys/fs/bpf/headstart/hs_open"]).output().unwrap();
     assert!(out.status.success(), "bpftool: {}", String::from_utf8_lossy(&out.stderr));
     let dump: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -952,8 +957,9 @@ fn hs_open_values() -> Vec<(u32, u32)> {
         .iter()
         .map(|e| {
             let v: Vec<u8> = e["value"].as_array().unwrap().iter().map(byte).collect();
-            assert_eq!(v.len(), 16, "hs_open values are struct hs_open_flows: {e}");
-            (u32::from_ne_bytes(v[0..4].try_into().unwrap()), u32::from_ne_bytes(v[4..8].try_into().unwrap()))
+            assert_eq!(v.len(), 24, "hs_open values are struct hs_open_flows: {e}");
+            let word = |at: usize| u32::from_ne_bytes(v[at..at + 4].try_into().unwrap());
+            (word(0), word(4), word(16))
         })
         .collect()
 }
