@@ -403,10 +403,21 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 	fresh();
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
-	CHECK(entry(PEER)->busy_until_ns == 0, "no lease while armed");
+	{
+		struct hs_addr k = peer_key(PEER);
+		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
+
+		CHECK(n && n->open == 1 && n->armed == 1 && n->pkts_out == 0, "counted open and armed, holding no budget");
+	}
 	host_idle(5000000);
 	host_close(&a);
 	CHECK(counter(HS_NO_JUMP_NEEDED) == 1 && counter(HS_JUMPS) == 0, "no jump needed");
+	{
+		struct hs_addr k = peer_key(PEER);
+		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
+
+		CHECK(!n || (n->open == 0 && n->armed == 0), "counted out at release");
+	}
 	CHECK(!grant_of(&a), "no window override left");
 	CHECK(entry(PEER) && entry(PEER)->flows == 1, "the entry as it was");
 }
