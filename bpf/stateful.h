@@ -401,14 +401,14 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
  * cubic's 711. Shared among every open connection instead, a flow right after another
  * whose socket had not closed yet jumped to half (make demo: Ω 0.92 from 0.99). Its pacing rate is the one of the jump
  * before that last cap: a 256 KB response under a 431-packet BDP goes out at the
- * path's rate, not spread over a whole RTT (Ω 0.81 instead of 0.95 when it was). */
-static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struct tcp_sock *tp, const struct hs_start *st,
+ * path's rate, not spread over a whole RTT (Ω 0.81 instead of 0.95 when it was).
+ * *cut: 1 if the entry's busy share cut it (hs_yielded_jump). */
+static __always_inline struct hs_jump hs_size_jump(const struct tcp_sock *tp, const struct hs_start *st,
 						   const struct hs_config *cfg, const struct hs_path *p,
-						   const struct hs_recon_in *in, __u32 sharers, __u32 need, int count)
+						   const struct hs_recon_in *in, __u32 sharers, __u32 need, int *cut)
 {
 	__u32 max_cwnd = cfg->max_start_cwnd;
 	struct hs_jump j;
-	int cut;
 
 	if (in->sibling_pkts) {
 		__u32 room = hs_room_pkts(in->saved_bdp_pkts, in->sibling_pkts);
@@ -419,9 +419,7 @@ static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struc
 	if (sharers > 1 && in->saved_bdp_pkts / sharers < max_cwnd)
 		max_cwnd = hs_max_u32((__u32)(in->saved_bdp_pkts / sharers), hs_room_min_pkts(in->min_saved_pkts));
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
-			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, &cut);
-	if (cut && count)
-		hs_count(cc, HS_YIELDED_JUMPS);
+			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, cut);
 	if (need && need < j.cwnd)
 		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
 	/* Beside the peer's flows in flight, each jump is paced at its window per RTT:
@@ -434,28 +432,38 @@ static __always_inline struct hs_jump hs_size_jump(enum hs_cc_id cc, const struc
 	return j;
 }
 
-/* The jump: cwnd and pacing (hs_size_jump), over the latest RTT; the window override
- * kept if still allowed, else ended with its reason counted. */
+/* The jump's window and rate in force: cwnd, Unvalidated's record of them, the
+ * flow's share of the peer's budget, the pacing rate (and its ceiling where capped).
+ * Made by the jump and by each growth of it (hs_extend_jump). */
+static __always_inline void hs_set_jump(struct sock *sk, struct hs_start *st, const struct hs_jump *j)
+{
+	hs_tcp_sk(sk)->snd_cwnd = j->cwnd;
+	st->start_cwnd = st->resume.jump_cwnd = j->cwnd;
+	st->resume.jump_Bps = j->pacing_Bps;
+	hs_open_report(st, j->cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
+	sk->sk_pacing_rate = j->pacing_Bps;
+	if (st->capped)
+		hs_set_max_pacing(sk, j->pacing_Bps);
+}
+
+/* The jump `j` (hs_size_jump), over the latest RTT; the window override kept if still
+ * allowed, else ended with its reason counted. */
 static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st,
 					  const struct hs_config *cfg, const struct hs_policy *pol, const struct hs_path *p,
-					  const struct hs_recon_in *in, const struct hs_open_flows *others)
+					  const struct hs_recon_in *in, const struct hs_open_flows *others,
+					  const struct hs_jump *j)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	struct hs_jump j = hs_size_jump(cc, tp, st, cfg, p, in, others->armed + 1, hs_packets_wanted(tp), 1);
 	__u32 refused = cfg->rwnd_override ? hs_override_refusal(pol, p, in, others) : 0;
 
-	hs_resume_jump(&st->resume, &j, tp->delivered);
+	hs_resume_jump(&st->resume, j, tp->delivered);
 	st->jump_seq = tp->snd_nxt;
-	tp->snd_cwnd = j.cwnd;
-	st->start_cwnd = j.cwnd;
-	hs_open_report(st, j.cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
-	sk->sk_pacing_rate = j.pacing_Bps;
 	sk->sk_pacing_status = SK_PACING_NEEDED;
 	if (pol->cap_pacing) {
 		st->saved_max_pacing = sk->sk_max_pacing_rate;
-		hs_set_max_pacing(sk, j.pacing_Bps);
 		st->capped = 1;
 	}
+	hs_set_jump(sk, st, j);
 	st->startup = 1;
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
 	/* The override lasts until the jump is validated or the first sign of loss (hs_unmark). */
@@ -465,7 +473,7 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 	} else if (cfg->rwnd_override) {
 		if (pol->shared_no_rwnd && others->open)
 			hs_count(cc, HS_SHARED_QUIET_RWND);
-		hs_mark(sk, st, j.cwnd);
+		hs_mark(sk, st, j->cwnd);
 	}
 }
 
@@ -479,6 +487,7 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 	struct hs_recon_in in = {};
 	struct hs_path *p;
 	__u32 outcome;
+	int cut;
 
 	hs_flow_key_of(sk, &st->key);
 	outcome = hs_gatekeep(sk, st, cfg);
@@ -500,20 +509,12 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 		return HS_SHADOW_WOULD_JUMP;
 	}
 	hs_set_armed(st, 1);
-	st->armed_cwnd = hs_size_jump(cc, hs_tcp_sk(sk), st, cfg, p, &in, 1, 0, 0).cwnd;
+	st->armed_cwnd = hs_size_jump(hs_tcp_sk(sk), st, cfg, p, &in, 1, 0, &cut).cwnd;
 	if (cfg->rwnd_override && !hs_override_refusal(pol, p, &in, &others))
 		hs_mark(sk, st, st->armed_cwnd);
 	return HS_ARMED;
 }
 
-/* An armed flow that has more to send than its window: Reconnaissance again with the
- * latest RTT sample, the entry as it is now and the room the peer's other flows leave
- * of its budget, then the jump (no more than the flow has to send: the others' share
- * stays theirs); or the reason there is none, counted, and the window override ended.
- * A jump made grows with its application's writes (hs_extend_jump). Returns 1 on a
- * jump. Two of the peer's flows jumping at the same
- * instant on two CPUs may both read the budget before either reports: a race of
- * microseconds, against the lease's refusals. */
 /* The peer's other open flows, this one left out. */
 static __always_inline void hs_others(const struct hs_start *st, struct hs_open_flows *others)
 {
@@ -530,39 +531,44 @@ static __always_inline void hs_others(const struct hs_start *st, struct hs_open_
 /* A jump sized to what the flow had to send, whose application wrote more before the
  * jump's first ACK (a TLS server writes a response 16 KB record at a time): the jump
  * grows into what the budget has left, up to the size armed at init, paced alike. */
-static __always_inline void hs_extend_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
+static __always_inline void hs_extend_jump(struct sock *sk, struct hs_start *st, const struct hs_policy *pol)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 wanted = hs_packets_wanted(tp);
-	struct hs_config cfg = hs_get_config();
-	struct hs_lab_config lab = hs_get_lab_config();
 	struct hs_open_flows others = {};
 	struct hs_recon_in in = {};
+	struct hs_config cfg;
+	struct hs_lab_config lab;
 	struct hs_path *p;
 	struct hs_jump j;
+	int cut;
 
-	if (wanted <= tp->snd_cwnd || cfg.mode != HS_MODE_ON)
+	if (wanted <= tp->snd_cwnd)
 		return;
+	cfg = hs_get_config();
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
-	if (!p)
+	if (cfg.mode != HS_MODE_ON || !p)
 		return;
+	lab = hs_get_lab_config();
 	hs_others(st, &others);
 	if (hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0) != HS_JUMPS)
 		return;
-	j = hs_size_jump(cc, tp, st, &cfg, p, &in, others.armed + 1, wanted, 0);
+	j = hs_size_jump(tp, st, &cfg, p, &in, others.armed + 1, wanted, &cut);
 	if (j.cwnd <= tp->snd_cwnd)
 		return;
-	tp->snd_cwnd = j.cwnd;
-	st->start_cwnd = st->resume.jump_cwnd = j.cwnd;
-	st->resume.jump_Bps = j.pacing_Bps;
-	hs_open_report(st, j.cwnd);
-	sk->sk_pacing_rate = j.pacing_Bps;
-	if (st->capped)
-		hs_set_max_pacing(sk, j.pacing_Bps);
+	hs_set_jump(sk, st, &j);
 	if (st->rwnd_marked)
 		hs_mark(sk, st, j.cwnd);
 }
 
+/* An armed flow that has more to send than its window: Reconnaissance again with the
+ * latest RTT sample, the entry as it is now and the room the peer's other flows leave
+ * of its budget, then the jump (no more than the flow has to send: the others' share
+ * stays theirs); or the reason there is none, counted, and the window override ended.
+ * A jump made grows with its application's writes (hs_extend_jump). Returns 1 on a
+ * jump. Two of the peer's flows jumping at the same instant on two CPUs may both read
+ * the budget before either reports: a race of microseconds, against the lease's
+ * refusals. */
 static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -570,14 +576,17 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	struct hs_lab_config lab;
 	struct hs_open_flows others = {};
 	struct hs_recon_in in = {};
+	struct hs_jump j = {};
 	struct hs_path *p;
-	__u32 outcome;
+	__u32 outcome, wanted;
+	int cut = 0;
 
 	if (st->startup && st->resume.phase == HS_PHASE_UNVALIDATED && tp->snd_cwnd < st->armed_cwnd) {
-		hs_extend_jump(sk, cc, st, pol);
+		hs_extend_jump(sk, st, pol);
 		return 0;
 	}
-	if (!st->armed || hs_packets_wanted(tp) <= tp->snd_cwnd)
+	wanted = hs_packets_wanted(tp);
+	if (!st->armed || wanted <= tp->snd_cwnd)
 		return 0;
 	hs_set_armed(st, 0);
 	cfg = hs_get_config();
@@ -592,8 +601,11 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		outcome = HS_MISSES;  /* deleted since init (a retreat, an operator) */
 	else
 		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
-	if (outcome == HS_JUMPS && hs_size_jump(cc, tp, st, &cfg, p, &in, others.armed + 1, hs_packets_wanted(tp), 0).cwnd <= tp->snd_cwnd)
-		outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
+	if (outcome == HS_JUMPS) {
+		j = hs_size_jump(tp, st, &cfg, p, &in, others.armed + 1, wanted, &cut);
+		if (j.cwnd <= tp->snd_cwnd)
+			outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
+	}
 	if (outcome == HS_REJECT_SIBLINGS) {
 		/* The peer's other flows hold the budget: this one goes on as the kernel's and
 		 * jumps when they leave room (a browser's connections whose responses end
@@ -615,7 +627,9 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		hs_log(cc, st, 0);
 		return 0;
 	}
-	hs_apply_jump(sk, cc, st, &cfg, pol, p, &in, &others);
+	if (cut)
+		hs_count(cc, HS_YIELDED_JUMPS);
+	hs_apply_jump(sk, cc, st, &cfg, pol, p, &in, &others, &j);
 	hs_count(cc, HS_JUMPS);
 	st->outcome = HS_JUMPS;
 	hs_log(cc, st, 0);

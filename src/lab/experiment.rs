@@ -453,13 +453,20 @@ impl ExperimentText {
         Ok(exp)
     }
 
-    /// nginx and curl serve the flows (app http or https).
-    fn uses_http(&self) -> bool {
-        self.http || self.app.is_some_and(|a| a != App::Lab)
+    /// The application, from `app` or the older `http = true`.
+    fn resolved_app(&self) -> Result<App> {
+        Ok(match (self.app, self.http) {
+            (Some(App::Lab), true) => bail!("http = true and app = \"lab\" disagree"),
+            (Some(a), _) => a,
+            (None, true) => App::Http,
+            (None, false) => App::Lab,
+        })
     }
 
     pub fn validate(&self) -> Result<Experiment> {
         let link = self.link.resolve()?;
+        let app = self.resolved_app()?;
+        let uses_http = app != App::Lab;
         let workload = match &self.workload {
             WorkloadText::Sweep { cc, sizes, reps, warm, warm_size, keep_table, ipv6 } => {
                 ensure!(!sizes.is_empty(), "no flow sizes given");
@@ -494,7 +501,7 @@ impl ExperimentText {
                     // The server's route (initcwnd, HTTP mode's congctl) is one for all
                     // clients, so the controllers running side by side must agree on it.
                     let ccs = w.ccs();
-                    ensure!(!self.http && self.app.is_none_or(|a| a == App::Lab), "parallel and mixed runs need the lab's own server, not the HTTP mode");
+                    ensure!(!uses_http, "parallel and mixed runs need the lab's own server, not the HTTP mode");
                     ensure!(ccs.iter().all(|c| c.initcwnd == ccs[0].initcwnd), "parallel and mixed runs need one initcwnd for all controllers");
                     ensure!(w.clients() <= 64, "parallel and mixed: clients x controllers must be at most 64");
                 }
@@ -525,14 +532,14 @@ impl ExperimentText {
         }
         let reader_stall_ns = self.reader_stall.as_deref().map(units::parse_duration_ns).transpose().context("--reader-stall")?.unwrap_or(0);
         ensure!(reader_stall_ns == 0 || (100_000..=10_000_000_000).contains(&reader_stall_ns), "--reader-stall must be between 0.1 ms and 10 s (or 0)");
-        ensure!(!(self.uses_http() && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
+        ensure!(!(uses_http && reader_stall_ns > 0), "--reader-stall needs the lab's own client, not curl (the HTTP mode)");
         if let Some(n) = self.reader_stall_every {
             ensure!(reader_stall_ns > 0, "--reader-stall-every needs --reader-stall");
             ensure!((1..=1_000_000).contains(&n), "--reader-stall-every must be 1..1000000 flows");
         }
-        ensure!(!(self.uses_http() && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
+        ensure!(!(uses_http && self.server_uid.is_some()), "--server-uid needs the lab's own server, not nginx (the HTTP mode)");
         let sample_ns = self.sample.as_deref().map(units::parse_duration_ns).transpose()?;
-        ensure!(!(self.uses_http() && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
+        ensure!(!(uses_http && sample_ns.is_some()), "cwnd sampling needs the lab's own server, not the HTTP mode");
         if let Some(s) = sample_ns {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
@@ -543,13 +550,7 @@ impl ExperimentText {
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
         ensure!(self.connections.is_none_or(|n| (1..=64).contains(&n)), "connections must be 1 to 64");
-        ensure!(self.connections.is_none_or(|n| n == 1) || self.uses_http(), "connections needs app http or https (curl --parallel)");
-        let app = match (self.app, self.http) {
-            (Some(App::Lab), true) => bail!("http = true and app = \"lab\" disagree"),
-            (Some(a), _) => a,
-            (None, true) => App::Http,
-            (None, false) => App::Lab,
-        };
+        ensure!(self.connections.is_none_or(|n| n == 1) || uses_http, "connections needs app http or https (curl --parallel)");
         Ok(Experiment {
             name: self.name.clone().unwrap_or_else(|| "experiment".into()),
             text: self.clone(),
@@ -557,7 +558,7 @@ impl ExperimentText {
             workload,
             sample_ns,
             seed: self.seed.unwrap_or_else(fresh_seed),
-            http: app != App::Lab,
+            http: uses_http,
             tls: app == App::Https,
             connections: self.connections.unwrap_or(1),
             rwnd_override: self.rwnd_override.unwrap_or(true),

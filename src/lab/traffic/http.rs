@@ -48,8 +48,8 @@ impl HttpServer {
             t = listen_opts
         );
         std::fs::write(dir.join("nginx.conf"), conf)?;
-        let mut cmd = pinned(cpu);
-        cmd.args(["ip", "netns", "exec", netns, "nginx", "-p"])
+        let mut cmd = command_on(cpu, "ip");
+        cmd.args(["netns", "exec", netns, "nginx", "-p"])
             .arg(&dir)
             .arg("-e")
             .arg(dir.join("error.log"))
@@ -122,13 +122,11 @@ fn self_signed_certificate(dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-/// A command run on one core (taskset), or anywhere.
-fn pinned(cpu: Option<usize>) -> std::process::Command {
+/// `program`, run on one core (taskset) or wherever the scheduler puts it.
+fn command_on(cpu: Option<usize>, program: &str) -> std::process::Command {
+    let Some(c) = cpu else { return std::process::Command::new(program) };
     let mut cmd = std::process::Command::new("taskset");
-    match cpu {
-        Some(c) => cmd.args(["-c", &c.to_string()]),
-        None => cmd.args(["-c", "0-1023"]),
-    };
+    cmd.args(["-c", &c.to_string(), program]);
     cmd
 }
 
@@ -160,8 +158,8 @@ pub fn curl_flow(netns: &str, http: &HttpServer, server: SocketAddr, local: Sock
     let url = format!("{scheme}://{host}:{}{path}", server.port());
     let ports = if n == 1 { local.port().to_string() } else { format!("{}-{}", local.port(), local.port() + n as u16 - 1) };
     let start = Instant::now();
-    let mut cmd = pinned(cpu);
-    cmd.args(["ip", "netns", "exec", netns, "curl", "-s", "-S", "--http1.1"]);
+    let mut cmd = command_on(cpu, "ip");
+    cmd.args(["netns", "exec", netns, "curl", "-s", "-S", "--http1.1"]);
     if n > 1 {
         cmd.args(["--parallel", "--parallel-immediate", "--parallel-max", &n.to_string()]);
     }
