@@ -70,12 +70,13 @@ fn dispatch(cli: Cli) -> Result<()> {
             let r = service::up(&cfg)?;
             show(&r, json, |r| {
                 format!(
-                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired), window override on {}, knobs {}{}",
+                    "up: {} registered ({}), default congestion control {}, {} table entries restored ({} expired{}), window override on {}, knobs {}{}",
                     cfg.controllers.join(", "),
                     if r.loaded.is_empty() { "already".to_string() } else { format!("now: {}", r.loaded.join(", ")) },
                     r.default_cc,
                     r.restored_entries,
                     r.expired_entries,
+                    if r.dropped_entries.is_empty() { String::new() } else { format!(", {} bad records left out", r.dropped_entries.len()) },
                     if r.attached.is_empty() { "no interface".to_string() } else { r.attached.join(", ") },
                     match r.knobs_from {
                         "live" => "as they were (headstart was up)",
@@ -87,18 +88,32 @@ fn dispatch(cli: Cli) -> Result<()> {
             })
         }
         Command::Down { config, json } => {
-            let cfg = service::Config::load(config.as_deref())?;
-            let r = service::down(&cfg)?;
+            let cfg = service::Config::load(config.as_deref());
+            let (r, mut problems) = service::down(cfg.as_ref().ok())?;
+            let kept_in = cfg.as_ref().map(|c| c.state_dir.display().to_string()).unwrap_or_else(|_| "nowhere".into());
+            if let Err(e) = cfg {
+                problems.insert(0, e.context("nothing saved; the override came off every interface"));
+            }
             show(&r, json, |r| {
                 format!(
                     "down: {} table entries kept in {}, default congestion control {}, override detached from {}, unregistered {}",
                     r.saved_entries,
-                    cfg.state_dir.display(),
+                    kept_in,
                     r.default_cc,
                     if r.detached.is_empty() { "no interface".to_string() } else { r.detached.join(", ") },
                     if r.unloaded.is_empty() { "nothing".to_string() } else { r.unloaded.join(", ") }
                 )
-            })
+            })?;
+            let mut problems = problems.into_iter();
+            match problems.next() {
+                None => Ok(()),
+                Some(first) => {
+                    for p in problems {
+                        eprintln!("headstart: warning: {p:#}");
+                    }
+                    Err(first.context("down did every other step"))
+                }
+            }
         }
         Command::Off => {
             set_mode("off")?;
@@ -226,7 +241,7 @@ fn table(cmd: TableCommand) -> Result<()> {
         TableCommand::Flush => println!("removed {} entries", bpf::table_flush()?),
         TableCommand::Save { file } => println!("saved {} entries to {}", bpf::table_save(&file)?, file.display()),
         TableCommand::Restore { file, merge, json } => {
-            let r = bpf::table_restore(&file, merge)?;
+            let r = bpf::table_restore(&file, merge, bpf::BadRecords::Refuse)?;
             show(&r, json, |r| {
                 format!(
                     "restored {} entries from {} ({} expired by age, {} newer live entries kept, {} live entries replaced{})",

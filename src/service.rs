@@ -55,8 +55,8 @@ impl Config {
     /// the built-in defaults.
     pub fn load(path: Option<&Path>) -> Result<Config> {
         let text = match path {
-            Some(p) => Some(std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?),
-            None => match std::fs::read_to_string(DEFAULT_CONFIG) {
+            Some(p) => Some(sys::read_regular_file(p, sys::SMALL_FILE_LIMIT).with_context(|| format!("cannot read {}", p.display()))?),
+            None => match sys::read_regular_file(Path::new(DEFAULT_CONFIG), sys::SMALL_FILE_LIMIT) {
                 Ok(t) => Some(t),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
                 Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot read {DEFAULT_CONFIG}"))),
@@ -139,7 +139,7 @@ impl State {
     /// The state kept in `dir`, validated (None if there is none).
     pub fn read(dir: &Path) -> Result<Option<State>> {
         let p = Self::path(dir);
-        let text = match std::fs::read_to_string(&p) {
+        let text = match sys::read_regular_file(&p, sys::SMALL_FILE_LIMIT) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot read {}", p.display()))),
@@ -186,26 +186,82 @@ pub struct UpReport {
     pub default_cc: String,
     pub restored_entries: usize,
     pub expired_entries: usize,
+    /// Kept records that failed validation, each with its reason: left out, the rest restored.
+    pub dropped_entries: Vec<String>,
     pub attached: Vec<String>,
     /// Where the knobs came from before the config file's: "live" (headstart was up),
     /// "kept" (the last down/save), "defaults".
     pub knobs_from: &'static str,
 }
 
-/// Applies the configuration and the kept state. Everything is read and validated
-/// first: a bad config, state or table file changes nothing.
+/// What `up` changed, to put back if a later step fails.
+#[derive(Default)]
+struct Undo {
+    /// No pin directory before: everything of headstart's in bpffs goes.
+    pins_were_absent: bool,
+    registered: Vec<String>,
+    knobs: Option<Knobs>,
+    table: Option<Vec<(std::net::IpAddr, bpf::abi::PathEntry)>>,
+    default_cc: Option<String>,
+    attached: Vec<String>,
+}
+
+impl Undo {
+    /// Puts back what changed, newest change first; says what it could not.
+    fn run(self) {
+        let warn = |what: &str, e: anyhow::Error| eprintln!("headstart: warning: could not put back {what}: {e:#}");
+        for dev in self.attached.iter().rev() {
+            if let Err(e) = bpf::detach_rwnd(dev, None) {
+                warn(&format!("the window override on {dev}"), e);
+            }
+        }
+        if let Some(cc) = &self.default_cc {
+            if let Err(e) = std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", cc) {
+                warn(&format!("the default congestion control {cc}"), e.into());
+            }
+        }
+        if self.pins_were_absent {
+            let fallback = self.default_cc.clone().filter(|c| !bpf::is_ours(c)).unwrap_or_else(|| "cubic".into());
+            if let Err(e) = bpf::unload(true, &fallback) {
+                warn("the controllers and maps it registered", e);
+            }
+            return;
+        }
+        if let Some(t) = &self.table {
+            if let Err(e) = bpf::table_put_back(t) {
+                warn("the path table", e);
+            }
+        }
+        if let Some(k) = &self.knobs {
+            if let Err(e) = bpf::write_knobs(k) {
+                warn("the knobs", e);
+            }
+        }
+        if let Err(e) = bpf::unregister(&self.registered) {
+            warn("the controllers it registered", e);
+        }
+    }
+}
+
+/// Applies the configuration and the kept state, all or nothing: everything is read
+/// and validated first (a bad config, state or table file, or a missing interface,
+/// changes nothing), and if a later step fails, what changed is put back.
 pub fn up(cfg: &Config) -> Result<UpReport> {
     sys::require_root()?;
     state_dir(&cfg.state_dir)?;
     let state = State::read(&cfg.state_dir)?;
     let table_file = cfg.state_dir.join(TABLE_FILE);
-    if table_file.exists() {
-        let text = std::fs::read_to_string(&table_file).with_context(|| format!("cannot read {}", table_file.display()))?;
+    let has_table = table_file.exists();
+    if has_table {
+        let text = sys::read_regular_file(&table_file, sys::TABLE_FILE_LIMIT).with_context(|| format!("cannot read {}", table_file.display()))?;
         SavedTable::parse(&text).with_context(|| format!("{} refused (remove it to start with an empty table), nothing changed", table_file.display()))?;
+    }
+    for dev in &cfg.interfaces {
+        bpf::check_device(dev).with_context(|| format!("interfaces: '{dev}' refused, nothing changed"))?;
     }
     // The knobs in force if headstart is up already (a second `up`), else the kept ones.
     let live = bpf::read_knobs().ok().filter(|_| bpf::trusted_pin_dir().is_ok() && bpf::names().iter().any(|n| bpf::is_loaded(n)));
-    let (mut knobs, knobs_from) = match (live, &state) {
+    let (mut knobs, knobs_from) = match (live.clone(), &state) {
         (Some(k), _) => (k, "live"),
         (None, Some(s)) => (s.knobs_checked()?, "kept"),
         (None, None) => (Knobs::default(), "defaults"),
@@ -216,24 +272,42 @@ pub fn up(cfg: &Config) -> Result<UpReport> {
     let current = bpf::default_cc();
     // What `down` puts back: the default found now, unless it is ours (an earlier
     // `up` set it), then the one recorded then.
-    let previous = if bpf::is_ours(&current) { state.as_ref().and_then(|s| s.previous_default_cc.clone()) } else { Some(current) };
+    let previous = if bpf::is_ours(&current) { state.as_ref().and_then(|s| s.previous_default_cc.clone()) } else { Some(current.clone()) };
 
+    let mut undo = Undo { pins_were_absent: !bpf::pins_exist(), knobs: live, ..Default::default() };
     let mut report = UpReport { knobs_from, ..Default::default() };
-    report.loaded = bpf::load(&cfg.controllers, cfg.table_size)?;
-    bpf::write_knobs(&knobs)?;
-    if table_file.exists() {
-        let r = bpf::table_restore(&table_file, true)?;
-        report.restored_entries = r.restored;
-        report.expired_entries = r.expired;
+    let applied = (|| -> Result<()> {
+        let was_registered: Vec<&str> = bpf::names().into_iter().filter(|n| bpf::is_loaded(n)).collect();
+        let loaded = bpf::load(&cfg.controllers, cfg.table_size);
+        undo.registered = bpf::names().into_iter().filter(|n| bpf::is_loaded(n) && !was_registered.contains(n)).map(String::from).collect();
+        report.loaded = loaded?;
+        bpf::write_knobs(&knobs)?;
+        if has_table {
+            undo.table = Some(bpf::table_entries()?);
+            let r = bpf::table_restore(&table_file, true, bpf::BadRecords::Drop)?;
+            for why in &r.dropped {
+                eprintln!("headstart: warning: {}: {why}: left out", table_file.display());
+            }
+            (report.restored_entries, report.expired_entries, report.dropped_entries) = (r.restored, r.expired, r.dropped);
+        }
+        if let Some(cc) = &cfg.default_cc {
+            undo.default_cc = Some(current.clone());
+            std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", cc).with_context(|| format!("setting the default congestion control to {cc}"))?;
+        }
+        for dev in &cfg.interfaces {
+            let was_attached = bpf::rwnd_attached(dev)?;
+            bpf::attach_rwnd(dev, None)?;
+            if !was_attached {
+                undo.attached.push(dev.clone());
+            }
+            report.attached.push(dev.clone());
+        }
+        State { format: STATE_FORMAT.into(), version: 1, saved_unix_s: sys::unix_s(), previous_default_cc: previous, knobs: knob_map(&knobs) }.write(&cfg.state_dir)
+    })();
+    if let Err(e) = applied {
+        undo.run();
+        return Err(e.context("up failed; what it had changed is put back"));
     }
-    if let Some(cc) = &cfg.default_cc {
-        std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", cc).with_context(|| format!("setting the default congestion control to {cc}"))?;
-    }
-    for dev in &cfg.interfaces {
-        bpf::attach_rwnd(dev, None)?;
-        report.attached.push(dev.clone());
-    }
-    State { format: STATE_FORMAT.into(), version: 1, saved_unix_s: sys::unix_s(), previous_default_cc: previous, knobs: knob_map(&knobs) }.write(&cfg.state_dir)?;
     report.default_cc = bpf::default_cc();
     Ok(report)
 }
@@ -262,28 +336,54 @@ pub struct DownReport {
 }
 
 /// Saves, puts back the default congestion control found before `up`, detaches the
-/// window override from the configured interfaces, unregisters. The pinned maps stay (a later
-/// `up` without a reboot finds them; `unload --purge` removes them).
-pub fn down(cfg: &Config) -> Result<DownReport> {
+/// window override, unregisters. The pinned maps stay (a later `up` without a reboot
+/// finds them; `unload --purge` removes them). Every step runs even when an earlier one
+/// failed: a bad config or state file must not leave the controllers registered
+/// (`systemctl stop` would stop halfway). With no valid config (`cfg` None) nothing is
+/// saved and the override comes off every interface. The problems come back beside
+/// the report.
+pub fn down(cfg: Option<&Config>) -> Result<(DownReport, Vec<anyhow::Error>)> {
     sys::require_root()?;
     let mut report = DownReport::default();
-    if bpf::trusted_pin_dir().is_ok() && bpf::pinned_map("hs_paths").is_ok() {
-        report.saved_entries = save(cfg)?;
-    }
-    let previous = State::read(&cfg.state_dir)?.and_then(|s| s.previous_default_cc);
-    if let Some(p) = previous.filter(|p| !bpf::is_ours(p)) {
-        if bpf::default_cc() != p {
-            std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", &p).with_context(|| format!("putting back the default congestion control {p}"))?;
+    let mut problems = Vec::new();
+    let state_dir = cfg.map(|c| c.state_dir.clone()).unwrap_or_else(|| PathBuf::from(DEFAULT_STATE_DIR));
+    if let Some(cfg) = cfg {
+        if bpf::trusted_pin_dir().is_ok() && bpf::pinned_map("hs_paths").is_ok() {
+            match save(cfg) {
+                Ok(n) => report.saved_entries = n,
+                Err(e) => problems.push(e.context("the table and knobs were not saved")),
+            }
         }
     }
-    for dev in &cfg.interfaces {
-        if bpf::detach_rwnd(dev, None)? {
-            report.detached.push(dev.clone());
+    let fallback = remembered_default_cc(&state_dir);
+    if bpf::is_ours(&bpf::default_cc()) || State::read(&state_dir).ok().flatten().and_then(|s| s.previous_default_cc).is_some() {
+        if bpf::default_cc() != fallback {
+            if let Err(e) = std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", &fallback) {
+                problems.push(anyhow::Error::new(e).context(format!("putting back the default congestion control {fallback}")));
+            }
         }
     }
-    report.unloaded = bpf::unload(false, &remembered_default_cc(&cfg.state_dir))?;
+    match cfg {
+        Some(cfg) => {
+            for dev in &cfg.interfaces {
+                match bpf::detach_rwnd(dev, None) {
+                    Ok(true) => report.detached.push(dev.clone()),
+                    Ok(false) => {}
+                    Err(e) => problems.push(e.context(format!("detaching the window override from {dev}"))),
+                }
+            }
+        }
+        None => match detach_everywhere() {
+            Ok(d) => report.detached = d,
+            Err(e) => problems.push(e),
+        },
+    }
+    match bpf::unload(false, &fallback) {
+        Ok(u) => report.unloaded = u,
+        Err(e) => problems.push(e.context("unregistering")),
+    }
     report.default_cc = bpf::default_cc();
-    Ok(report)
+    Ok((report, problems))
 }
 
 /// The default congestion control to fall back on when ours go: the one found before

@@ -159,6 +159,35 @@ pub fn write_private_atomically(file: &std::path::Path, data: &[u8]) -> Result<(
     bail!("cannot create a temporary file in {}", dir.display())
 }
 
+/// Most a config or state file may hold.
+pub const SMALL_FILE_LIMIT: u64 = 1 << 20;
+/// Most a saved path table may hold: ~4 M entries of ~250 bytes.
+pub const TABLE_FILE_LIMIT: u64 = 1 << 30;
+
+/// The text of the regular file at `path`, at most `limit` bytes. A FIFO, device or
+/// directory is refused before it is read (one could block forever, /dev/zero never
+/// ends), as is a larger file. Errors keep io::ErrorKind::NotFound for a missing file.
+pub fn read_regular_file(path: &std::path::Path, limit: u64) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it.
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let md = f.metadata()?;
+    if !md.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let too_big = || Error::new(ErrorKind::InvalidData, format!("larger than {} bytes", limit));
+    if md.len() > limit {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::with_capacity(md.len() as usize);
+    f.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big()); // it grew while read
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
 /// SIGINT, SIGTERM and SIGHUP held back while it lives (delivered when it drops):
 /// for the few calls that must not be cut in half.
 pub struct SignalsDeferred {

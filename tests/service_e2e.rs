@@ -94,6 +94,163 @@ fn a_bad_config_or_state_changes_nothing() {
     assert!(!Path::new("/sys/fs/bpf/headstart").exists(), "nothing registered");
 }
 
+/// A veth pair of this test's own in the host namespace (`up` attaches here), with an
+/// operator's u32 filter at headstart's priority 1 for IPv4 only: the kernel then
+/// refuses headstart's filter (protocol mismatch), a failure after every check passed.
+struct ClashingDevice;
+const CLASH_DEV: &str = "hs-upclash0";
+impl ClashingDevice {
+    fn new() -> ClashingDevice {
+        let run = |p: &str, args: &[&str]| assert!(std::process::Command::new(p).args(args).status().unwrap().success(), "{p} {args:?}");
+        let _ = std::process::Command::new("ip").args(["link", "del", CLASH_DEV]).output();
+        run("ip", &["link", "add", CLASH_DEV, "type", "veth", "peer", "name", "hs-upclash1"]);
+        let dev = ClashingDevice;
+        run("tc", &["qdisc", "add", "dev", CLASH_DEV, "clsact"]);
+        run("tc", &["filter", "add", "dev", CLASH_DEV, "ingress", "prio", "1", "protocol", "ip", "u32"]);
+        dev
+    }
+}
+impl Drop for ClashingDevice {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip").args(["link", "del", CLASH_DEV]).output();
+    }
+}
+
+fn allowed_cc() -> String {
+    std::fs::read_to_string(common::ALLOWED_CC).unwrap().trim().to_string()
+}
+
+#[test]
+fn up_is_all_or_nothing() {
+    let f = Fresh::new("atomic");
+    let (cc, allowed) = (default_cc(), allowed_cc());
+    let nothing_changed = |why: &str| {
+        assert!(!Path::new("/sys/fs/bpf/headstart").exists(), "{why}: nothing left in bpffs");
+        assert_eq!((default_cc(), allowed_cc()), (cc.clone(), allowed.clone()), "{why}: sysctls as they were");
+    };
+    // A missing interface is found before anything changes.
+    let missing = f.config("default_cc = \"s_cubic\"\ninterfaces = [\"nosuch0\"]\n");
+    fails(&["up", "--config", missing.to_str().unwrap()], "nosuch0");
+    nothing_changed("missing interface");
+
+    // A step that fails after every check passed: what changed is put back.
+    let dev = ClashingDevice::new();
+    let clash = f.config(&format!("default_cc = \"s_cubic\"\ninterfaces = [\"{CLASH_DEV}\"]\n"));
+    fails(&["up", "--config", clash.to_str().unwrap()], "put back");
+    nothing_changed("attach refused");
+    assert!(!tc_filters(CLASH_DEV).contains("hs_rwnd"), "no override left: {}", tc_filters(CLASH_DEV));
+
+    // headstart up already: a failed second `up` leaves it as it was, knobs included.
+    let plain = f.config("default_cc = \"s_cubic\"\n");
+    ok(&["up", "--config", plain.to_str().unwrap()]);
+    ok(&["config", "max_start_cwnd=900"]);
+    let clash = f.config(&format!("default_cc = \"s_cubic\"\ninterfaces = [\"{CLASH_DEV}\"]\n[knobs]\nmax_start_cwnd = 500\n"));
+    fails(&["up", "--config", clash.to_str().unwrap()], "put back");
+    assert_eq!(json(&["config", "--json"])["max_start_cwnd"].as_str(), Some("900"), "the live knobs put back");
+    assert_eq!(default_cc(), "s_cubic");
+    assert!(bpf_registered("s_cubic"), "the controllers up before stay up");
+    ok(&["down", "--config", plain.to_str().unwrap()]);
+    assert_eq!(default_cc(), cc);
+    drop(dev);
+}
+
+fn bpf_registered(cc: &str) -> bool {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap().split_whitespace().any(|c| c == cc)
+}
+
+/// Runs headstart with a deadline: a read that blocks or never ends fails the test
+/// instead of hanging it.
+fn fails_within(args: &[&str], needle: &str) {
+    let mut child = std::process::Command::new(BIN).args(args).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("headstart {args:?} still running after 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?} should fail: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line, got {err}");
+    assert!(err.contains(needle), "{args:?}: expected '{needle}' in {err}");
+}
+
+#[test]
+fn files_that_never_end_or_block_are_refused_at_once() {
+    let f = Fresh::new("unbounded");
+    ok(&["load"]);
+    let fifo = f.path("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path of our scratch folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let fifo = fifo.to_str().unwrap();
+    for file in ["/dev/zero", fifo, "/tmp"] {
+        fails_within(&["table", "restore", file], "not a regular file");
+        fails_within(&["up", "--config", file], "not a regular file");
+    }
+    let big = f.path("big.toml");
+    std::fs::write(&big, vec![b'#'; 2 << 20]).unwrap();
+    fails_within(&["up", "--config", big.to_str().unwrap()], "larger than");
+}
+
+#[test]
+fn a_bad_kept_record_is_left_out_and_the_rest_restored() {
+    let f = Fresh::new("badrecord");
+    let cfg = f.config("");
+    std::fs::create_dir_all(f.path("state")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(f.path("state"), std::fs::Permissions::from_mode(0o700)).unwrap();
+    // A peer that held its ACKs back left an 11 s min RTT beside a good record.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    std::fs::write(
+        f.path("state/table.json"),
+        format!(
+            r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":{now},"entries":[
+            {{"peer":"10.9.0.1","bw_bytes_per_s":12500000,"min_rtt_us":11000000,"flows":1,"age_s":1,"source":"s_cubic"}},
+            {{"peer":"10.9.0.2","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"}}]}}"#
+        ),
+    )
+    .unwrap();
+    let out = hs(&["up", "--config", cfg.to_str().unwrap(), "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "up starts with the good records: {err}");
+    assert!(err.contains("warning") && err.contains("10.9.0.1") && err.contains("min RTT"), "the bad one is named: {err}");
+    let up: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(up["restored_entries"].as_u64(), Some(1), "{up}");
+    assert_eq!(up["dropped_entries"].as_array().map(|a| a.len()), Some(1), "{up}");
+    let peers: Vec<String> = table().iter().map(|e| e["peer"].as_str().unwrap().to_string()).collect();
+    assert_eq!(peers, ["10.9.0.2"]);
+    // The operator's own restore of that file is refused whole, as before.
+    fails(&["table", "restore", f.path("state/table.json").to_str().unwrap()], "min RTT");
+    ok(&["down", "--config", cfg.to_str().unwrap()]);
+}
+
+#[test]
+fn down_with_a_bad_config_still_unregisters() {
+    let f = Fresh::new("baddown");
+    let before = default_cc();
+    let cfg = f.config("default_cc = \"s_cubic\"\n");
+    ok(&["up", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(default_cc(), "s_cubic");
+    // The config broke while headstart was up (an edit, a bad package upgrade).
+    std::fs::write(&cfg, "state_dir = 7\n").unwrap();
+    fails(&["down", "--config", cfg.to_str().unwrap()], "did every other step");
+    assert!(!bpf_registered("s_cubic"), "the controllers are unregistered");
+    // Where the config kept the default found before `up` is unknown now: the kernel's cubic.
+    assert_eq!(default_cc(), "cubic", "the default congestion control is the kernel's again");
+    std::fs::write(DEFAULT_CC, &before).unwrap();
+    // A broken state file: the same.
+    let cfg = f.config("default_cc = \"s_cubic\"\n");
+    ok(&["up", "--config", cfg.to_str().unwrap()]);
+    std::fs::write(f.path("state/state.json"), "{").unwrap();
+    fails(&["down", "--config", cfg.to_str().unwrap()], "not saved");
+    assert!(!bpf_registered("s_cubic"));
+    assert_ne!(default_cc(), "s_cubic");
+}
+
 #[test]
 fn the_systemd_units_verify() {
     let f = Fresh::new("units");

@@ -42,10 +42,18 @@ HS_INLINE __u32 hs_startup_exit_cwnd(__u32 in_flight)
 	return in_flight > HS_INIT_CWND ? in_flight : HS_INIT_CWND;
 }
 
-/* Termination rule: keep an estimate only if its BDP beats the initial window. */
+/* The bounds of a believable estimate (the tool refuses the same, src/bpf/table.rs):
+ * a peer that holds its ACKs back shows a min RTT of seconds, not a path to start on. */
+#define HS_PATH_MAX_BW_BYTES_PER_S (1ULL << 40)
+#define HS_PATH_MAX_RTT_US 10000000U
+
+/* Termination rule: keep an estimate only if it is believable and its BDP beats the
+ * initial window. */
 HS_INLINE int hs_worth_storing(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
 {
-	return bw_Bps && rtt_us && hs_bdp_packets(bw_Bps, rtt_us, mss) > HS_INIT_CWND;
+	if (!bw_Bps || !rtt_us || bw_Bps > HS_PATH_MAX_BW_BYTES_PER_S || rtt_us > HS_PATH_MAX_RTT_US)
+		return 0;
+	return hs_bdp_packets(bw_Bps, rtt_us, mss) > HS_INIT_CWND;
 }
 
 /* The estimation-error experiment (Stateful-TCP §V-E): the cached bandwidth scaled

@@ -608,7 +608,7 @@ mod tests {
     /// Compiles a C program that prints every size, offset and constant the tool
     /// relies on, as the C compiler sees records.h, and returns them by name.
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
-        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#include \"lib/startup.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
         for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
@@ -617,7 +617,7 @@ mod tests {
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\nP(\"HS_PATH_MAX_RTT_US\", HS_PATH_MAX_RTT_US);\nP(\"HS_PATH_MAX_BW_BYTES_PER_S\", HS_PATH_MAX_BW_BYTES_PER_S);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
@@ -727,6 +727,8 @@ mod tests {
         assert_eq!(COUNTERS_VERSION_SLOT as usize, CONTROLLER_ABI.len() * COUNTERS_PER_CC, "the version slot follows the blocks");
         want("HS_OUTCOME_NONE".into(), OUTCOME_NONE as u64);
         want("HS_BUSY_SHARE_ONE".into(), BUSY_SHARE_ONE as u64);
+        want("HS_PATH_MAX_RTT_US".into(), super::super::table::MAX_RTT_US as u64);
+        want("HS_PATH_MAX_BW_BYTES_PER_S".into(), super::super::table::MAX_BW_BYTES_PER_S);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
         }

@@ -463,6 +463,35 @@ pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
     Ok(removed)
 }
 
+/// Unregisters the named controllers and takes them off the allowed list (what a failed
+/// `up` registered); the default congestion control must not be one of them.
+pub fn unregister(names: &[String]) -> Result<()> {
+    let gone: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+    set_allowed(&[], &gone)?;
+    for n in &gone {
+        std::fs::remove_file(link_path(n)).with_context(|| format!("unregistering {n}"))?;
+        let _ = std::fs::remove_file(build_stamp_path(n));
+    }
+    Ok(())
+}
+
+/// Whether the pin directory exists (something of headstart's is in bpffs).
+pub fn pins_exist() -> bool {
+    std::fs::symlink_metadata(PIN_DIR).is_ok()
+}
+
+/// Makes the path table hold exactly `entries` again (a failed `up` after its restore).
+pub fn table_put_back(entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+    let m = paths_map()?;
+    for k in m.keys() {
+        m.delete(&k)?;
+    }
+    for (a, e) in entries {
+        m.put(&peer_key(*a), e)?;
+    }
+    Ok(())
+}
+
 pub fn paths_map() -> Result<PinnedMap> {
     readable_paths(pinned_map("hs_paths")?)
 }
@@ -652,6 +681,16 @@ pub fn detach_rwnd(dev: &str, netns: Option<&str>) -> Result<bool> {
     sys::in_netns(netns, move || object::tc_detach_ingress(ifindex(&dev)?))
 }
 
+/// Whether the receive-window override is on the ingress of `dev` (this namespace).
+pub fn rwnd_attached(dev: &str) -> Result<bool> {
+    object::tc_ingress_attached(ifindex(dev)?)
+}
+
+/// Refuses a name that is not a network device of this namespace.
+pub fn check_device(dev: &str) -> Result<()> {
+    ifindex(dev).map(|_| ())
+}
+
 const ARPHRD_NONE: u32 = 0xfffe;
 
 fn ifindex(dev: &str) -> Result<i32> {
@@ -732,17 +771,35 @@ pub struct RestoreReport {
     /// Saved entries whose IPv6 peers share one prefix (ipv6_prefix_len) with a newer
     /// saved entry: that one kept (a file saved with longer keys).
     pub folded: usize,
+    /// Records that failed validation, each with its reason: set aside (BadRecords::Drop).
+    pub dropped: Vec<String>,
 }
 
-/// Loads a saved table, all or nothing. Every record is validated, aged by the wall
+/// What a restore does with a record that fails validation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BadRecords {
+    /// The whole file is refused (an operator's `table restore`).
+    Refuse,
+    /// The record is set aside and reported; the others are restored (`up` at boot: one
+    /// record an ACK-holding peer left must not keep the service down).
+    Drop,
+}
+
+/// Loads a saved table, all or nothing. Every record is validated (a bad one refuses the
+/// file or is set aside, as `bad` says), aged by the wall
 /// clock since the save (older than the knob max_age_s: dropped), and the result
 /// checked to fit, before the first write; if the kernel then holds fewer entries than
 /// written (the LRU evicted some), or a write fails, the table is put back as it was.
 /// `merge`: entries of the live table not in the file stay, and a live entry newer
 /// than the saved one wins; otherwise the file replaces the table.
-pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<RestoreReport> {
+    let text = sys::read_regular_file(file, sys::TABLE_FILE_LIMIT).with_context(|| format!("cannot read {}", file.display()))?;
     let saved = table::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    if bad == BadRecords::Refuse {
+        if let Some(first) = saved.dropped.first() {
+            anyhow::bail!("{} refused, table unchanged: {first}{}", file.display(), if saved.dropped.len() > 1 { format!(" (and {} more bad records)", saved.dropped.len() - 1) } else { String::new() });
+        }
+    }
     let max_age_s = read_knobs().ok().and_then(|k| k.get("max_age_s").ok()).unwrap_or(0);
     let since_save_s = sys::unix_s().saturating_sub(saved.saved_unix_s) as f64;
     let m = paths_map()?;
@@ -751,7 +808,7 @@ pub fn table_restore(file: &Path, merge: bool) -> Result<RestoreReport> {
     let live_stored: std::collections::HashMap<[u8; 16], u64> = live.iter().map(|(a, e)| (table::addr_to_key(*a), e.stored_ns)).collect();
     let now = sys::boot_ns();
     let prefix_len = live_prefix_len();
-    let mut report = RestoreReport::default();
+    let mut report = RestoreReport { dropped: saved.dropped, ..Default::default() };
     // By key: saved peers that share an IPv6 prefix are one entry, the newest.
     let mut writes: std::collections::HashMap<[u8; 16], PathEntry> = std::collections::HashMap::new();
     for table::SavedRecord { peer: addr, entry: mut e, age_s, overrun_age_s } in saved.records {

@@ -122,6 +122,7 @@ pub fn update_struct_ops_pinned(obj: &mut Object, map: &str, pin: &Path) -> Resu
 /// clsact qdisc if needed). Runs in the calling thread's network namespace.
 pub fn tc_attach_ingress(obj: &Object, prog: &str, ifindex: i32) -> Result<()> {
     let p = obj.progs().find(|p| p.name() == prog).with_context(|| format!("BPF object has no program {prog}"))?;
+    clear_log();
     let mut hook = TcHookBuilder::new(p.as_fd()).ifindex(ifindex).replace(true).handle(TC_HANDLE).priority(TC_PRIORITY).hook(TC_INGRESS);
     hook.create().context("creating the tc ingress hook")?;
     hook.attach().map_err(|e| anyhow::anyhow!("attaching the receive-window program: {e}{}", log_reason()))?;
@@ -133,6 +134,7 @@ pub fn tc_attach_ingress(obj: &Object, prog: &str, ifindex: i32) -> Result<()> {
 /// need, so this one call goes to libbpf directly.)
 pub fn tc_detach_ingress(ifindex: i32) -> Result<bool> {
     use libbpf_sys as sys;
+    clear_log(); // libbpf's netlink messages are captured, not printed
     let hook = sys::bpf_tc_hook { sz: std::mem::size_of::<sys::bpf_tc_hook>() as _, ifindex, attach_point: sys::BPF_TC_INGRESS, ..Default::default() };
     let opts = sys::bpf_tc_opts { sz: std::mem::size_of::<sys::bpf_tc_opts>() as _, handle: TC_HANDLE, priority: TC_PRIORITY, ..Default::default() };
     // SAFETY: hook and opts are valid, sized structs for the duration of the call.
@@ -141,6 +143,21 @@ pub fn tc_detach_ingress(ifindex: i32) -> Result<bool> {
         0 => Ok(true),
         libc::ENOENT | libc::EINVAL => Ok(false),
         e => bail!("detaching: {}", std::io::Error::from_raw_os_error(e)),
+    }
+}
+
+/// Whether our tc ingress filter is on `ifindex`.
+pub fn tc_ingress_attached(ifindex: i32) -> Result<bool> {
+    use libbpf_sys as sys;
+    clear_log();
+    let hook = sys::bpf_tc_hook { sz: std::mem::size_of::<sys::bpf_tc_hook>() as _, ifindex, attach_point: sys::BPF_TC_INGRESS, ..Default::default() };
+    let mut opts = sys::bpf_tc_opts { sz: std::mem::size_of::<sys::bpf_tc_opts>() as _, handle: TC_HANDLE, priority: TC_PRIORITY, ..Default::default() };
+    // SAFETY: hook and opts are valid, sized structs for the duration of the call.
+    let rc = unsafe { sys::bpf_tc_query(&hook, &mut opts) };
+    match -rc {
+        0 => Ok(true),
+        libc::ENOENT | libc::EINVAL => Ok(false),
+        e => bail!("querying tc ingress: {}", std::io::Error::from_raw_os_error(e)),
     }
 }
 

@@ -124,27 +124,36 @@ pub const SAVE_FORMAT: &str = "headstart-path-table";
 pub const SAVE_VERSION: u32 = 1;
 
 impl SavedTable {
-    /// Parses and validates every record; the first bad one fails the whole file.
-    /// `::ffff:a.b.c.d` and `a.b.c.d` are one peer (one key): both in a file is a duplicate.
+    /// Parses the file and validates every record. A file that is not a table (JSON,
+    /// format, version) is an error; a bad record is set aside in `dropped` with its
+    /// reason, and the caller decides (`up` restores the rest, `table restore` refuses).
+    /// `::ffff:a.b.c.d` and `a.b.c.d` are one peer (one key): the second is a duplicate.
     pub fn parse(text: &str) -> Result<ParsedTable> {
         let t: SavedTable = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("not a headstart table file: {e}"))?;
         ensure!(t.format == SAVE_FORMAT, "format is '{}', expected '{SAVE_FORMAT}'", t.format);
         ensure!(t.version == SAVE_VERSION, "version {} is not supported (expected {SAVE_VERSION})", t.version);
-        let mut out = Vec::with_capacity(t.entries.len());
+        let mut out = ParsedTable { saved_unix_s: t.saved_unix_s, records: Vec::with_capacity(t.entries.len()), dropped: Vec::new() };
         let mut seen = std::collections::HashSet::new();
         for (i, e) in t.entries.iter().enumerate() {
-            let rec = || format!("record {} ({})", i + 1, e.peer);
-            let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("{}: '{}' is not an IP address", rec(), e.peer))?;
-            ensure!(seen.insert(addr_to_key(addr)), "{}: duplicate peer (the same key as an earlier record)", rec());
-            let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("{}: unknown source '{}'", rec(), e.source))? as u16;
-            ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "{}: age must be a non-negative number of seconds", rec());
-            ensure!(e.busy_pct.is_finite() && (0.0..=100.0).contains(&e.busy_pct), "{}: busy_pct must be 0..100", rec());
-            ensure!(e.overrun_age_s.is_finite() && e.overrun_age_s >= 0.0, "{}: overrun_age_s must be a non-negative number of seconds", rec());
-            let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), overruns: e.overruns, ..Default::default() };
-            validate_entry(&entry).with_context(rec)?;
-            out.push(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s });
+            match Self::record(e, &mut seen) {
+                Ok(r) => out.records.push(r),
+                Err(why) => out.dropped.push(format!("record {} ({}): {why:#}", i + 1, e.peer)),
+            }
         }
-        Ok(ParsedTable { saved_unix_s: t.saved_unix_s, records: out })
+        Ok(out)
+    }
+
+    fn record(e: &SavedEntry, seen: &mut std::collections::HashSet<[u8; 16]>) -> Result<SavedRecord> {
+        let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("'{}' is not an IP address", e.peer))?;
+        let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("unknown source '{}'", e.source))? as u16;
+        ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "age must be a non-negative number of seconds");
+        ensure!(e.busy_pct.is_finite() && (0.0..=100.0).contains(&e.busy_pct), "busy_pct must be 0..100");
+        ensure!(e.overrun_age_s.is_finite() && e.overrun_age_s >= 0.0, "overrun_age_s must be a non-negative number of seconds");
+        let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), overruns: e.overruns, ..Default::default() };
+        validate_entry(&entry)?;
+        // Last: a bad record does not take its peer's key from a good one after it.
+        ensure!(seen.insert(addr_to_key(addr)), "duplicate peer (the same key as an earlier record)");
+        Ok(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s })
     }
 }
 
@@ -165,6 +174,8 @@ pub struct SavedRecord {
 pub struct ParsedTable {
     pub saved_unix_s: u64,
     pub records: Vec<SavedRecord>,
+    /// Records set aside, each with its number, peer and reason.
+    pub dropped: Vec<String>,
 }
 
 #[cfg(test)]
@@ -196,7 +207,8 @@ mod tests {
         let good = r#"{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
             {"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":3.5,"source":"s_cubic"},
             {"peer":"fd77::1:1","bw_bytes_per_s":1000,"min_rtt_us":10,"flows":0,"age_s":0,"source":"user"}]}"#;
-        assert_eq!(SavedTable::parse(good).unwrap().records.len(), 2);
+        let parsed = SavedTable::parse(good).unwrap();
+        assert_eq!((parsed.records.len(), parsed.dropped.len()), (2, 0));
         for (bad, why) in [
             (good.replace("10.0.0.1", "10.0.0.999"), "not an IP"),
             (good.replace("12500000", "0"), "bandwidth"),
@@ -213,9 +225,29 @@ mod tests {
             (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":-1,"), "busy_pct"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"overruns\":1,\"overrun_age_s\":-3,"), "overrun_age_s"),
         ] {
-            let err = format!("{:#}", SavedTable::parse(&bad).unwrap_err());
+            let err = match SavedTable::parse(&bad) {
+                Err(e) => format!("{e:#}"),
+                Ok(p) => {
+                    assert_eq!((p.records.len(), p.dropped.len()), (1, 1), "one record set aside for '{why}'");
+                    p.dropped[0].clone()
+                }
+            };
             assert!(err.contains(why), "expected '{why}' in '{err}'");
         }
+    }
+
+    #[test]
+    fn a_bad_record_is_set_aside_and_the_rest_kept() {
+        // An ACK-holding peer left an 11 s min RTT: the others still come back.
+        let file = r#"{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[
+            {"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":11000000,"flows":1,"age_s":1,"source":"s_cubic"},
+            {"peer":"10.0.0.2","bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"},
+            {"peer":"10.0.0.1","bw_bytes_per_s":12500000,"min_rtt_us":40000,"flows":1,"age_s":1,"source":"s_bbr"}]}"#;
+        let p = SavedTable::parse(file).unwrap();
+        let peers: Vec<String> = p.records.iter().map(|r| r.peer.to_string()).collect();
+        assert_eq!(peers, ["10.0.0.2", "10.0.0.1"], "the bad record does not make its peer's good one a duplicate");
+        assert_eq!(p.dropped.len(), 1);
+        assert!(p.dropped[0].starts_with("record 1 (10.0.0.1): min RTT 11000000 us"), "{}", p.dropped[0]);
     }
     #[test]
     fn a_busy_share_comes_back_as_saved() {

@@ -162,6 +162,9 @@ static void test_startup_rules(void)
 	CHECK(!hs_worth_storing(12500000, 1000, 1448), "BDP 8 packets is not worth storing");
 	CHECK(hs_worth_storing(12500000, 50000, 1448), "431 packets is");
 	CHECK(!hs_worth_storing(0, 50000, 1448) && !hs_worth_storing(12500000, 0, 1448), "zeros");
+	CHECK(!hs_worth_storing(12500000, 11000000, 1448), "an 11 s min RTT (ACKs held back) is not a path");
+	CHECK(hs_worth_storing(12500000, HS_PATH_MAX_RTT_US, 1448), "10 s is the last believable one");
+	CHECK(!hs_worth_storing(HS_PATH_MAX_BW_BYTES_PER_S + 1, 50000, 1448), "nor is a rate past the tool's bound");
 	CHECK(hs_scale_bw(1000, 20) == 200 && hs_scale_bw(1000, 200) == 2000, "scale");
 	/* S-BBR: a 100 KB flow may not overwrite a 625 KB BDP entry; a 1 MB one may. */
 	CHECK(!hs_bbr_may_overwrite(100000, 12500000, 50000), "short flow");
