@@ -8,7 +8,7 @@
  *        │  miss or rejected: Cubic's own slow start (IW 10), exactly the kernel's
  *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
- *   more to send than cwnd (at a transmission; stateful.h) ──► Reconnaissance again
+ *   more than twice cwnd to send (at a transmission; stateful.h) ──► Reconnaissance again
  *        │  on the latest RTT, then the jump (Unvalidated): cwnd = the cached BDP
  *        │  (capped), paced over that RTT; never more than IW to send: the kernel's
  *        ▼
@@ -212,7 +212,10 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
-	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
+	/* A jump smaller than the entry allowed (the response was, or the peer's other
+	 * flows held the rest) tested its data, not the path: the kernel's slow start and
+	 * HyStart go on from it, for what the application writes next. */
+	if (flow->start.resume.phase == HS_PHASE_VALIDATING && flow->start.start_cwnd >= flow->start.armed_cwnd) {
 		hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 0);
 		if (cwnd < flow->start.start_cwnd)
 			flow->probe.floor_cap = flow->start.start_cwnd;

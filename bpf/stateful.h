@@ -190,6 +190,21 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 	others->open = __sync_fetch_and_add(&n->open, 1);
 }
 
+/* *v less k, never below 0, in one atomic step. A check and a subtract apart let two
+ * CPUs pass the check together and wrap the count to ~2^32 after an LRU evict-and-
+ * recreate had left it below what the peer's flows still subtract; every later jump to
+ * that peer would then have found its budget taken. Bounded retries: a count that
+ * keeps changing under us is left as it is (others are moving it anyway). */
+static __always_inline void hs_sub_floor(__u32 *v, __u32 k)
+{
+	for (int i = 0; i < 8; i++) {
+		__u32 old = *(volatile __u32 *)v, new = old > k ? old - k : 0;
+
+		if (__sync_val_compare_and_swap(v, old, new) == old)
+			return;
+	}
+}
+
 /* Armed or not, in the peer's count of flows waiting for data to jump with: the
  * budget's sharers are the flow that jumps and those (hs_size_jump). */
 static __always_inline void hs_set_armed(struct hs_start *st, __u8 armed)
@@ -206,8 +221,8 @@ static __always_inline void hs_set_armed(struct hs_start *st, __u8 armed)
 		return;
 	if (armed)
 		__sync_fetch_and_add(&n->armed, 1);
-	else if (n->armed)
-		__sync_fetch_and_sub(&n->armed, 1);
+	else
+		hs_sub_floor(&n->armed, 1);
 }
 
 static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
@@ -228,10 +243,7 @@ static __always_inline __u32 hs_packets_wanted(const struct tcp_sock *tp)
 /* pkts_out less k; below 0 (the LRU entry was evicted and made again) it is 0, not 2^32. */
 static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
 {
-	if (n->pkts_out < k)
-		n->pkts_out = 0;
-	else
-		__sync_fetch_and_sub(&n->pkts_out, k);
+	hs_sub_floor(&n->pkts_out, k);
 }
 
 /* The flow's packets in flight, into its peer's pkts_out (s_cubic's room rule reads it): on a
@@ -276,8 +288,8 @@ static __always_inline void hs_open_leave(struct hs_start *st)
 	if (n && st->reported_out)
 		hs_pkts_out_sub(n, st->reported_out);
 	st->reported_out = 0;
-	if (n && n->open)
-		__sync_fetch_and_sub(&n->open, 1);
+	if (n)
+		hs_sub_floor(&n->open, 1);
 }
 
 static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
@@ -586,7 +598,7 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		return 0;
 	}
 	wanted = hs_packets_wanted(tp);
-	if (!st->armed || wanted <= tp->snd_cwnd)
+	if (!st->armed || wanted <= HS_JUMP_WANTED_OVER_CWND * tp->snd_cwnd)
 		return 0;
 	hs_set_armed(st, 0);
 	cfg = hs_get_config();

@@ -7,6 +7,7 @@ APT_PACKAGES=(
   iproute2            # ip netns, ip link: the lab's namespaces and TUN devices
   util-linux          # setpriv: the not-root test
   curl nginx-light    # the lab's HTTP mode: a real server and client
+  chromium            # the lab's page mode: a real browser (headless)
   fonts-dejavu-core   # labels in the PNG figures
   clang llvm          # BPF C -> BPF object
   libelf-dev zlib1g-dev pkg-config make  # libbpf (vendored by libbpf-sys) builds against these

@@ -304,7 +304,8 @@ pub struct SweepArgs {
     #[arg(long, conflicts_with = "app")]
     pub http: bool,
     /// The application: the lab's own sender and receiver (lab), nginx and curl (http),
-    /// or nginx with TLS 1.3 and curl (https).
+    /// nginx with TLS 1.3 and curl (https), or headless Chromium loading pages of that
+    /// size over HTTPS (page: HTTP/1.1, page-h2: HTTP/2).
     #[arg(long, value_enum)]
     pub app: Option<headstart::lab::experiment::App>,
     /// http/https: each flow's bytes fetched over this many connections opened at once

@@ -53,7 +53,19 @@ fn show<T: Serialize>(report: &T, json: bool, text: impl FnOnce(&T) -> String) -
     Ok(())
 }
 
+/// Whether a command changes headstart's state (then it holds the command lock).
+fn changes_state(c: &Command) -> bool {
+    match c {
+        Command::Up { .. } | Command::Down { .. } | Command::Off | Command::On { .. } | Command::Shadow | Command::Save { .. } => true,
+        Command::Load { .. } | Command::Unload { .. } | Command::Attach { .. } | Command::Detach { .. } => true,
+        Command::Config { assignments, .. } => !assignments.is_empty(),
+        Command::Table(t) => !matches!(t, TableCommand::List { .. } | TableCommand::Get { .. }),
+        _ => false,
+    }
+}
+
 fn dispatch(cli: Cli) -> Result<()> {
+    let _lock = if changes_state(&cli.command) && sys::is_root() { Some(sys::CommandLock::acquire()?) } else { None };
     match cli.command {
         Command::Lab(cmd) => lab(cmd),
         Command::Load { names, table_size } => {

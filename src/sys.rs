@@ -87,6 +87,11 @@ pub fn run(program: &str, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
 pub fn require_root() -> Result<()> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
@@ -157,6 +162,59 @@ pub fn write_private_atomically(file: &std::path::Path, data: &[u8]) -> Result<(
         return Ok(());
     }
     bail!("cannot create a temporary file in {}", dir.display())
+}
+
+/// A new directory under the temporary folder, made with mkdtemp (0700, a random name
+/// nobody could have planted a link at): `<tmp>/<prefix>-XXXXXX`.
+pub fn private_temp_dir(prefix: &str) -> Result<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let template = std::env::temp_dir().join(format!("{prefix}-XXXXXX"));
+    let mut bytes = std::ffi::CString::new(template.into_os_string().into_vec())?.into_bytes_with_nul();
+    // SAFETY: mkdtemp rewrites the XXXXXX of the NUL-terminated buffer we own.
+    let p = unsafe { libc::mkdtemp(bytes.as_mut_ptr() as *mut libc::c_char) };
+    if p.is_null() {
+        bail!("cannot create a temporary directory: {}", std::io::Error::last_os_error());
+    }
+    bytes.pop();
+    Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+}
+
+/// The lock that serializes headstart's commands that change state (two `up`s, a
+/// `save` during a `restore`): held while it lives, released on drop or exit.
+pub struct CommandLock {
+    _file: File,
+}
+
+pub const COMMAND_LOCK: &str = "/run/headstart.lock";
+
+impl CommandLock {
+    /// Waits up to 30 s for the other command to finish.
+    pub fn acquire() -> Result<CommandLock> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(COMMAND_LOCK)
+            .with_context(|| format!("cannot open {COMMAND_LOCK}"))?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            // SAFETY: flock on a file descriptor we own.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(CommandLock { _file: file });
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                bail!("cannot lock {COMMAND_LOCK}: {e}");
+            }
+            if std::time::Instant::now() > deadline {
+                bail!("another headstart command has held {COMMAND_LOCK} for 30 s; nothing changed");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
 }
 
 /// Most a config or state file may hold.

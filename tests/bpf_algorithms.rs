@@ -7,8 +7,7 @@ use std::process::Command;
 
 #[test]
 fn algorithm_headers_pass_their_c_tests() {
-    let out_dir = std::env::temp_dir().join(format!("headstart-ctest-{}", std::process::id()));
-    std::fs::create_dir_all(&out_dir).unwrap();
+    let out_dir = headstart::sys::private_temp_dir("headstart-ctest").unwrap();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c");
     let host_include = format!("-I{dir}/host");
     let mut sources: Vec<_> = std::fs::read_dir(dir)

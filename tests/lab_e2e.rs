@@ -16,10 +16,7 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("headstart-e2e-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
+        TempDir(headstart::sys::private_temp_dir(&format!("headstart-e2e-{name}")).unwrap())
     }
     fn path(&self) -> &Path {
         &self.0
@@ -216,6 +213,29 @@ fn http_mode_fetches_from_nginx_with_curl() {
         .collect();
     assert!(left.is_empty(), "nginx's folder left behind: {left:?}");
     assert!(!Command::new("pgrep").args(["-f", "headstart-http-"]).status().unwrap().success(), "nginx still running");
+}
+
+#[test]
+fn page_mode_loads_pages_in_a_real_browser_over_h1_and_h2() {
+    for app in ["page-h2", "page"] {
+        let t = TempDir::new(app);
+        let out = t.path().to_str().unwrap();
+        ok(&["lab", "sweep", "--app", app, "--cc", "cubic", "--rate", "100mbit", "--rtt", "20ms", "--sizes", "500k", "--reps", "2", "--quiet", "--no-plot", "--out", out]);
+        let rows = measured(t.path());
+        assert_eq!(rows.len(), 2, "{app}");
+        for r in &rows {
+            // The page reported its own load, with every object, over the protocol asked.
+            assert!(r.error.is_none(), "{app}: {:?}", r.error);
+            assert!(r.fct_s.unwrap() >= r.t_min_s * 0.99, "{app}: the load time includes four round trips and the bytes");
+            let conns = r.connections.unwrap();
+            if app == "page-h2" {
+                assert!((1..=2).contains(&conns), "h2: one connection (and at most a spare): {conns}");
+            } else {
+                assert!(conns >= 2, "h1: the browser opened parallel connections for the objects: {conns}");
+            }
+        }
+    }
+    assert!(!Command::new("pgrep").args(["-f", "headstart-http-.*/browser-"]).status().unwrap().success(), "a browser still running");
 }
 
 #[test]

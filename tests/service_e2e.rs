@@ -252,6 +252,51 @@ fn down_with_a_bad_config_still_unregisters() {
 }
 
 #[test]
+fn state_changing_commands_wait_for_each_other() {
+    let _f = Fresh::new("lock");
+    ok(&["load"]);
+    use std::os::fd::AsRawFd;
+    let held = std::fs::OpenOptions::new().read(true).write(true).create(true).open(headstart::sys::COMMAND_LOCK).unwrap();
+    // SAFETY: flock on a file we opened; released when it closes.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut set = std::process::Command::new(BIN).args(["config", "max_start_cwnd=700"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(set.try_wait().unwrap().is_none(), "a knob write waits while another command holds the lock");
+    ok(&["status"]); // reading does not wait
+    drop(held);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = set.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "the waiting command did not go on");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success());
+    assert_eq!(json(&["config", "--json"])["max_start_cwnd"].as_str(), Some("700"));
+}
+
+/// A symlink planted where headstart pins its maps, removed when the test ends.
+struct PlantedPinDir;
+impl Drop for PlantedPinDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file("/sys/fs/bpf/headstart");
+    }
+}
+
+#[test]
+fn unload_refuses_a_planted_pin_directory() {
+    let f = Fresh::new("planted");
+    let victim = f.path("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("precious"), "an operator's file").unwrap();
+    std::os::unix::fs::symlink(&victim, "/sys/fs/bpf/headstart").unwrap();
+    let _planted = PlantedPinDir;
+    fails(&["unload", "--purge"], "not a directory");
+    assert!(victim.join("precious").exists(), "nothing removed through the link");
+}
+
+#[test]
 fn the_systemd_units_verify() {
     let f = Fresh::new("units");
     // systemd-analyze wants the ExecStart binary to exist: point the units at this build.

@@ -644,8 +644,7 @@ mod tests {
         c.push_str("P(\"HS_SHADOW_BUCKETS\", HS_SHADOW_BUCKETS);\n");
         c.push_str("P(\"HS_STATEFUL_COUNTERS\", HS_STATEFUL_COUNTERS);\nP(\"HS_SUSS_COUNTERS\", HS_SUSS_COUNTERS);\nreturn 0; }\n");
 
-        let dir = std::env::temp_dir().join(format!("headstart-layout-{}-{}", std::process::id(), extra_c.len()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::sys::private_temp_dir("headstart-layout").unwrap();
         let (src, bin) = (dir.join("layout.c"), dir.join("layout"));
         std::fs::write(&src, c).unwrap();
         let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());

@@ -72,6 +72,26 @@ impl DiscardCounter {
         let _ = m.delete(&key);
         n
     }
+
+    /// Segments any receiver discarded of what `sender_port` sent (a browser's
+    /// connections, whose ports the lab does not choose), summed; the counts are removed.
+    pub fn take_sent_from(&self, sender_port: u16) -> abi::LabDiscards {
+        use libbpf_rs::{MapCore, MapFlags};
+        let mut sum = abi::LabDiscards::default();
+        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return sum };
+        for key in m.keys().collect::<Vec<_>>() {
+            let k = u32::from_ne_bytes(key[..4].try_into().unwrap_or_default());
+            if k & 0xffff != u32::from(sender_port) {
+                continue;
+            }
+            if let Some(n) = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()) {
+                sum.beyond_edge += n.beyond_edge;
+                sum.unread += n.unread;
+            }
+            let _ = m.delete(&key);
+        }
+        sum
+    }
 }
 
 impl Controller {
@@ -427,6 +447,11 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
 /// table) go too. Flows already using a controller keep it until they close.
 pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
     sys::require_root()?;
+    // Every removal below goes through the pin directory: one planted as a symlink
+    // (or not root's) would point them at someone else's files.
+    if pins_exist() {
+        trusted_pin_dir()?;
+    }
     let ours: Vec<&str> = names();
     if let Ok(def) = std::fs::read_to_string(DEFAULT_CC) {
         if ours.contains(&def.trim()) {

@@ -317,7 +317,8 @@ pub struct ExperimentText {
     #[serde(default)]
     pub http: bool,
     /// The application the flows run: the lab's own sender and receiver (default),
-    /// plain HTTP (nginx, curl) or HTTPS (nginx with TLS 1.3, curl).
+    /// plain HTTP (nginx, curl), HTTPS (nginx with TLS 1.3, curl), or a browser's page
+    /// loads over HTTPS ("page": HTTP/1.1, "page-h2": HTTP/2; headless Chromium).
     #[serde(default)]
     pub app: Option<App>,
     /// app http/https: each flow over this many connections at once (default 1).
@@ -391,6 +392,8 @@ pub struct Experiment {
     pub tls: bool,
     /// The HTTP mode: connections per flow.
     pub connections: u32,
+    /// The page mode: a browser's page loads, over this protocol.
+    pub page: Option<crate::lab::traffic::PageProtocol>,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
@@ -436,6 +439,12 @@ pub enum App {
     Http,
     /// nginx with TLS 1.3 and curl, one GET per connection.
     Https,
+    /// headless Chromium loading a page of many objects from nginx, HTTPS over
+    /// HTTP/1.1 (up to six connections); a flow's size is the page's.
+    Page,
+    /// ... over HTTP/2 (one connection).
+    #[serde(rename = "page-h2")]
+    PageH2,
 }
 
 impl ExperimentText {
@@ -527,6 +536,8 @@ impl ExperimentText {
                 Workload::Competing { cc: ccs, flows, bin_ns }
             }
         };
+        // A page load is read from the namespaces' counters, one at a time.
+        ensure!(!matches!(app, App::Page | App::PageH2) || matches!(workload, Workload::Sweep { .. }), "the page apps run sweeps (one page load at a time)");
         if let Some(w) = self.client_initrwnd {
             ensure!((1..=65535).contains(&w), "client initrwnd must be 1..65535 segments");
         }
@@ -550,7 +561,7 @@ impl ExperimentText {
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
         ensure!(self.connections.is_none_or(|n| (1..=64).contains(&n)), "connections must be 1 to 64");
-        ensure!(self.connections.is_none_or(|n| n == 1) || uses_http, "connections needs app http or https (curl --parallel)");
+        ensure!(self.connections.is_none_or(|n| n == 1) || matches!(app, App::Http | App::Https), "connections needs app http or https (curl --parallel; a browser opens its own)");
         Ok(Experiment {
             name: self.name.clone().unwrap_or_else(|| "experiment".into()),
             text: self.clone(),
@@ -559,8 +570,13 @@ impl ExperimentText {
             sample_ns,
             seed: self.seed.unwrap_or_else(fresh_seed),
             http: uses_http,
-            tls: app == App::Https,
+            tls: matches!(app, App::Https | App::Page | App::PageH2),
             connections: self.connections.unwrap_or(1),
+            page: match app {
+                App::Page => Some(crate::lab::traffic::PageProtocol::Http1),
+                App::PageH2 => Some(crate::lab::traffic::PageProtocol::Http2),
+                _ => None,
+            },
             rwnd_override: self.rwnd_override.unwrap_or(true),
             client_initrwnd: self.client_initrwnd,
             reader_stall_ns,

@@ -4,7 +4,9 @@
 //!   T_min = 2·d_min + S_wire / C
 //! d_min is the configured round-trip propagation delay; 1.5·d_min covers the
 //! handshake and the request, 0.5·d_min the last byte's one-way trip; over HTTPS one
-//! d_min more, TLS 1.3's handshake (the client's Finished goes with the request). S_wire is the
+//! d_min more, TLS 1.3's handshake (the client's Finished goes with the request); for
+//! a browser's page one more, the requests for the objects the HTML names (S is then
+//! the page's bytes, the HTML and every object). S_wire is the
 //! flow's bytes as they cross the bottleneck: S plus, for each of its ⌈S/MSS⌉
 //! segments, the TCP/IP header bytes (MTU 1500 − MSS: 52 B for IPv4 with timestamps,
 //! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
@@ -44,6 +46,9 @@ pub struct FlowRow {
     pub omega: Option<f64>,
     pub throughput_mbps: Option<f64>,
     pub retrans: Option<u32>,
+    /// A page load: the connections the browser opened (the server's passive opens).
+    #[serde(default)]
+    pub connections: Option<u32>,
     pub bytes_retrans: Option<u64>,
     pub final_cwnd: Option<u32>,
     pub final_ssthresh: Option<u32>,
@@ -135,7 +140,9 @@ impl FlowRow {
         let srv = o.server.as_ref();
         let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
         let rtt_s = link.rtt_ns as f64 / 1e9;
-        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps) + if exp.tls { rtt_s } else { 0.0 };
+        // A page: one round trip more, the requests for the objects the HTML names.
+        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 };
+        let page = o.page.as_ref();
         let (fct, start, handshake, mut error) = match &o.client_flow {
             Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), Some(c.handshake.as_secs_f64() * 1e3), None),
             Err(e) => (None, 0.0, None, Some(e.clone())),
@@ -162,7 +169,8 @@ impl FlowRow {
             t_min_s: t_min,
             omega: fct.map(|f| (t_min / f).min(1.0)),
             throughput_mbps: fct.map(|f| o.size as f64 * 8.0 / f / 1e6),
-            retrans: srv.map(|s| s.retransmits),
+            retrans: srv.map(|s| s.retransmits).or(page.map(|p| p.retrans as u32)),
+            connections: page.map(|p| p.connections as u32),
             bytes_retrans: srv.map(|s| s.bytes_retrans),
             final_cwnd: srv.map(|s| s.final_cwnd),
             final_ssthresh: srv.map(|s| s.final_ssthresh),
@@ -177,7 +185,7 @@ impl FlowRow {
             table_bw_mbps: o.table_after.map(|t| t.0 as f64 * 8.0 / 1e6),
             table_min_rtt_ms: o.table_after.map(|t| t.1 as f64 / 1e3),
             cc_bw_mbps: srv.and_then(|s| s.cc_bw_bps).map(|b| b as f64 / 1e6),
-            resume: o.resume.as_ref().map(|r| crate::bpf::outcome_name(r).to_string()),
+            resume: o.resume.as_ref().map(|r| crate::bpf::outcome_name(r).to_string()).or(page.and_then(|p| p.starts.clone())),
             jump_cwnd: o.resume.as_ref().map(|r| r.jump_cwnd),
             pipe_pkts: o.resume.as_ref().map(|r| r.pipe_pkts),
             rwnd_overrun: o.resume.as_ref().map(|r| r.rcv_overrun != 0),

@@ -45,6 +45,21 @@ pub struct FlowOutcome {
     /// Segments the client discarded beyond its window, by the kernel's reason (None:
     /// no counter attached).
     pub beyond_window: Option<crate::bpf::abi::LabDiscards>,
+    /// A page load's connections and their counts (the page mode).
+    pub page: Option<PageStats>,
+}
+
+/// What a page load's connections did, from the namespaces' counters around it (one
+/// load at a time) and the controller's.
+#[derive(Clone, Debug, Default)]
+pub struct PageStats {
+    /// Connections the server accepted (TCP PassiveOpens).
+    pub connections: u64,
+    /// Segments the server retransmitted (TCP RetransSegs).
+    pub retrans: u64,
+    /// How the starts went: the controller's non-zero outcome counts, e.g.
+    /// "validated 3, no_jump_needed 2" (headstart's controllers).
+    pub starts: Option<String>,
 }
 
 /// What a testbed is made of.
@@ -75,6 +90,8 @@ pub struct TestbedSpec {
     pub http: bool,
     /// ... over TLS 1.3.
     pub tls: bool,
+    /// ... to a browser loading pages.
+    pub page: Option<traffic::PageProtocol>,
     /// Connections per flow in the HTTP mode.
     pub connections: u32,
     /// Attach headstart's receive-window override to the server.
@@ -147,7 +164,7 @@ impl Testbed {
             clients,
         )?;
         let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
-        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.connections, cores.rest)?) } else { None };
+        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.page, spec.connections, cores.rest)?) } else { None };
         if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
@@ -192,6 +209,9 @@ impl Testbed {
         self.interrupt.check()?;
         self.set_route(cc)?;
         let host = &self.topo.clients[client];
+        if let Some(http) = self.http.as_ref().filter(|h| h.page_protocol().is_some()) {
+            return self.page_flow(http, client, cc, size, ipv6);
+        }
         let conns = self.http.as_ref().map_or(1, |h| h.connections);
         let port = self.next_port.fetch_add(conns as u16, Ordering::Relaxed);
         anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
@@ -222,7 +242,62 @@ impl Testbed {
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
         let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window })
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window, page: None })
+    }
+
+    /// One page load by a fresh browser in client `client`'s namespace: the page of
+    /// `size` bytes, its connections counted from the namespaces' counters around it.
+    fn page_flow(&self, http: &HttpServer, client: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+        let host = &self.topo.clients[client];
+        let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
+        let path = http.page_for(size)?;
+        let load_id = self.flows_begun.fetch_add(1, Ordering::Relaxed) + 1;
+        let controller = crate::bpf::is_ours(&cc.kernel).then(|| crate::bpf::abi::CONTROLLER_ABI.iter().find(|a| a.name == cc.kernel)).flatten();
+        let counters = || controller.and_then(|a| crate::bpf::counters(a).ok());
+        if let Some(d) = &self.discards {
+            d.take_sent_from(HTTP_PORT); // none left from an earlier load
+        }
+        let (tcp_before, starts_before) = (read_snmp_tcp(&self.topo.server.netns)?, counters());
+        let load = traffic::page_load(&host.netns, http, server, &path, load_id, self.flow_timeout, self.rest_cpu);
+        self.interrupt.check()?;
+        // The last connections close when the browser goes; their records come a round trip later.
+        std::thread::sleep(RELEASE_WAIT.min(Duration::from_millis(500)));
+        let tcp_after = read_snmp_tcp(&self.topo.server.netns)?;
+        let delta = |k: &str| tcp_after.get(k).unwrap_or(&0).saturating_sub(*tcp_before.get(k).unwrap_or(&0));
+        let starts = match (controller, starts_before, counters()) {
+            (Some(a), Some(b), Some(n)) => Some(
+                a.counters
+                    .iter()
+                    .zip(b.iter().zip(&n))
+                    .filter(|(c, (x, y))| y > x && PAGE_START_COUNTERS.contains(&c.name))
+                    .map(|(c, (x, y))| format!("{} {}", c.name, y - x))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            _ => None,
+        };
+        let beyond_window = self.discards.as_ref().map(|d| d.take_sent_from(HTTP_PORT));
+        let local = SocketAddr::new(self.topo.peer_addr(client, 0, ipv6), 0);
+        let key = FlowKey::new(local.ip(), 0);
+        let want_protocol = match http.page_protocol() {
+            Some(traffic::PageProtocol::Http2) => "h2",
+            _ => "http/1.1",
+        };
+        let want_objects = traffic::PageLayout::of_size(size).objects() as u32;
+        let load = load.and_then(|l| {
+            anyhow::ensure!(l.protocol == want_protocol, "the browser spoke {} to the server, not {want_protocol}", l.protocol);
+            anyhow::ensure!(l.objects == want_objects, "the page loaded {} of its {want_objects} objects", l.objects);
+            Ok(l)
+        });
+        let (client_flow, page) = match load {
+            Ok(l) => (
+                Ok(ClientFlow { local, start: l.start, fct: l.load_time, handshake: l.connect, bytes: size }),
+                Some(PageStats { connections: delta("PassiveOpens"), retrans: delta("RetransSegs"), starts }),
+            ),
+            Err(e) => (Err(format!("{e:#}")), None),
+        };
+        let table_after = self.table_entry_after(local.ip(), cc);
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow, server: None, table_after, resume: None, beyond_window, page })
     }
 
     /// What the path table holds for the client after a flow of a headstart
@@ -298,6 +373,24 @@ impl Testbed {
         report.client_tcpext = client_tcpext;
         Ok(report)
     }
+}
+
+/// The start outcomes a page row counts (of headstart's controllers' counters).
+const PAGE_START_COUNTERS: &[&str] = &["hits", "misses", "jumps", "validated", "rate_limited", "retreat_loss", "retreat_rto", "retreat_rate", "reject_rtt_shorter", "reject_rtt_longer", "reject_siblings", "reject_small", "no_jump_needed"];
+
+/// A namespace's TCP counters (/proc/net/snmp "Tcp": PassiveOpens, RetransSegs ...).
+fn read_snmp_tcp(netns: &str) -> Result<std::collections::BTreeMap<String, u64>> {
+    let text = sys::run("ip", &["netns", "exec", netns, "cat", "/proc/net/snmp"])?;
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("Tcp:")).collect();
+    let mut out = std::collections::BTreeMap::new();
+    if let [names, values] = lines.as_slice() {
+        for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
+            if let Ok(v) = v.parse::<u64>() {
+                out.insert(n.to_string(), v);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The server namespace's TCP counters (/proc/net/netstat "TcpExt"), non-zero ones:

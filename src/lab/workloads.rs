@@ -92,6 +92,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         sample: exp.sample_ns.map(Duration::from_nanos),
         http: exp.http,
         tls: exp.tls,
+        page: exp.page,
         connections: exp.connections,
         flow_timeout: Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / exp.link.capacity_bps.max(1e5)),
     }

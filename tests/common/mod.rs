@@ -142,9 +142,7 @@ impl Fresh {
         let default_cc = std::fs::read_to_string(DEFAULT_CC).unwrap().trim().to_string();
         let allowed_cc = std::fs::read_to_string(ALLOWED_CC).unwrap().trim().to_string();
         let _ = hs(&["unload", "--purge"]);
-        let dir = std::env::temp_dir().join(format!("headstart-e2e-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = headstart::sys::private_temp_dir(&format!("headstart-e2e-{name}")).unwrap();
         Fresh { default_cc, allowed_cc, dir }
     }
 

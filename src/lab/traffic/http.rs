@@ -15,6 +15,9 @@ use super::client::ClientFlow;
 pub struct HttpServer {
     dir: std::path::PathBuf,
     tls: bool,
+    /// Pages for a browser (HTTPS, keep-alive, the page's load report logged), over
+    /// HTTP/2 or HTTP/1.1; None: files for curl.
+    page: Option<PageProtocol>,
     /// Connections per flow (curl --parallel), each fetching 1/N of its bytes.
     pub connections: u32,
     child: std::process::Child,
@@ -23,29 +26,49 @@ pub struct HttpServer {
 
 pub const HTTP_PORT: u16 = 8080;
 
+/// What a browser speaks to the lab's nginx in the page mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageProtocol {
+    Http1,
+    Http2,
+}
+
 impl HttpServer {
     /// `cpu`: the core nginx runs on, away from the emulator's (its TLS work delayed
     /// the emulator's packets by milliseconds, which handshakes read as a queue).
-    pub fn start(netns: &str, ns: &File, tls: bool, connections: u32, cpu: Option<usize>) -> Result<HttpServer> {
-        let dir = std::env::temp_dir().join(format!("headstart-http-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    pub fn start(netns: &str, ns: &File, tls: bool, page: Option<PageProtocol>, connections: u32, cpu: Option<usize>) -> Result<HttpServer> {
+        anyhow::ensure!(page.is_none() || tls, "the page mode is HTTPS");
+        let dir = sys::private_temp_dir("headstart-http")?;
         std::fs::create_dir_all(dir.join("www"))?;
         let listen_opts = if tls {
             self_signed_certificate(&dir)?;
             // A P-256 certificate, TLS 1.3 only: the handshake a current browser gets.
-            format!(" ssl; ssl_protocols TLSv1.3; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem", d = dir.display())
+            let h2 = if page == Some(PageProtocol::Http2) { " http2" } else { "" };
+            format!(" ssl{h2}; ssl_protocols TLSv1.3; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem", d = dir.display())
         } else {
             String::new()
+        };
+        // curl: one GET per connection. A browser keeps its connections for the page's
+        // objects, and its page reports its load time to /plt, logged for the lab.
+        let page_conf = match page {
+            None => "  keepalive_timeout 0;\n".to_string(),
+            Some(_) => "  keepalive_timeout 60s;\n  keepalive_requests 10000;\n  types { text/html html; text/css css; application/javascript js; image/jpeg jpg; }\n  log_format page_report '$request_uri';\n".to_string(),
+        };
+        let report_location = match page {
+            None => String::new(),
+            Some(_) => format!(" location = /plt {{ access_log {d}/page-reports.log page_report; return 204; }}", d = dir.display()),
         };
         let conf = format!(
             "worker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
              events {{ worker_connections 4096; }}\n\
-             http {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_timeout 0;\n  default_type application/octet-stream;\n\
+             http {{\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n{k}  default_type application/octet-stream;\n\
              client_body_temp_path {d}/body;\n\
-             server {{ listen {p} reuseport{t}; listen [::]:{p} reuseport{t}; root {d}/www; }}\n}}\n",
+             server {{ listen {p} reuseport{t}; listen [::]:{p} reuseport{t}; root {d}/www;{r} }}\n}}\n",
             d = dir.display(),
             p = HTTP_PORT,
-            t = listen_opts
+            t = listen_opts,
+            k = page_conf,
+            r = report_location
         );
         std::fs::write(dir.join("nginx.conf"), conf)?;
         let mut cmd = command_on(cpu, "ip");
@@ -60,7 +83,7 @@ impl HttpServer {
             .stderr(std::process::Stdio::null());
         die_with_parent(&mut cmd);
         let child = cmd.spawn().context("starting nginx (apt-get install nginx-light)")?;
-        let mut server = HttpServer { dir, tls, connections: connections.max(1), child, files: Mutex::new(Default::default()) };
+        let mut server = HttpServer { dir, tls, page, connections: connections.max(1), child, files: Mutex::new(Default::default()) };
         // Ready when it accepts a connection inside its namespace.
         let ready = sys::run_in_netns(ns, None, || {
             let deadline = Instant::now() + Duration::from_secs(5);
@@ -84,6 +107,33 @@ impl HttpServer {
     /// The URL scheme flows fetch with.
     pub fn scheme(&self) -> &'static str {
         if self.tls { "https" } else { "http" }
+    }
+
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    pub fn page_protocol(&self) -> Option<PageProtocol> {
+        self.page
+    }
+
+    /// Makes sure the lab's page of `size` bytes exists (browser::PageLayout); returns
+    /// its URL path.
+    pub fn page_for(&self, size: u64) -> Result<String> {
+        let mut files = self.files.lock().unwrap();
+        if files.insert(size) {
+            super::browser::PageLayout::of_size(size).write(&self.dir.join("www").join(format!("page-{size}")))?;
+        }
+        Ok(format!("/page-{size}/index.html"))
+    }
+
+    /// What pages reported of their loads so far (one logged query per line).
+    pub fn page_reports(&self) -> Result<String> {
+        match std::fs::read_to_string(self.dir.join("page-reports.log")) {
+            Ok(t) => Ok(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Makes sure a (sparse) file of `size` bytes exists; returns its URL path.
@@ -123,7 +173,7 @@ fn self_signed_certificate(dir: &std::path::Path) -> Result<()> {
 }
 
 /// `program`, run on one core (taskset) or wherever the scheduler puts it.
-fn command_on(cpu: Option<usize>, program: &str) -> std::process::Command {
+pub(super) fn command_on(cpu: Option<usize>, program: &str) -> std::process::Command {
     let Some(c) = cpu else { return std::process::Command::new(program) };
     let mut cmd = std::process::Command::new("taskset");
     cmd.args(["-c", &c.to_string(), program]);
