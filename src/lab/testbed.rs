@@ -287,6 +287,7 @@ impl Testbed {
         let load = load.and_then(|l| {
             anyhow::ensure!(l.protocol == want_protocol, "the browser spoke {} to the server, not {want_protocol}", l.protocol);
             anyhow::ensure!(l.objects == want_objects, "the page loaded {} of its {want_objects} objects", l.objects);
+            anyhow::ensure!(l.bytes == size, "the browser received {} of the page's {size} bytes", l.bytes);
             Ok(l)
         });
         let (client_flow, page) = match load {

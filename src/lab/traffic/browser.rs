@@ -26,6 +26,13 @@ pub struct PageLayout {
 
 const HTML_BYTES: u64 = 12 * 1024;
 
+/// A valid 1x1 RGB PNG (IHDR, IDAT, IEND).
+const PNG_1X1: [u8; 69] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00,
+    0x00, 0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x68, 0x68, 0x68, 0x00, 0x00, 0x03, 0x04, 0x01, 0x81,
+    0x75, 0x2e, 0x01, 0xbc, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
 impl PageLayout {
     pub fn of_size(total: u64) -> PageLayout {
         let mb = total as f64 / 1e6;
@@ -51,9 +58,10 @@ impl PageLayout {
         self.html_bytes + self.styles.iter().chain(&self.scripts).chain(&self.images).sum::<u64>()
     }
 
-    /// Writes the page under `dir` (index.html, s*.css, j*.js, i*.jpg). Style sheets and
-    /// scripts are comments (valid, nothing to run), images zeros (fetched whole, not
-    /// decodable: the load event waits for them all the same).
+    /// Writes the page under `dir` (index.html, s*.css, j*.js, i*.png). Style sheets and
+    /// scripts are comments (valid, nothing to run); images a valid 1x1 PNG padded with
+    /// zeros after its end to their size. (Zeros alone do not decode, and the browser
+    /// stops fetching an image that fails to: over HTTP/1.1 by closing the connection.)
     pub fn write(&self, dir: &std::path::Path) -> Result<()> {
         std::fs::create_dir_all(dir)?;
         let filler = |path: std::path::PathBuf, open: &str, close: &str, size: u64| -> Result<()> {
@@ -75,15 +83,18 @@ impl PageLayout {
         }
         let mut body = String::new();
         for (i, &s) in self.images.iter().enumerate() {
-            std::fs::File::create(dir.join(format!("i{i}.jpg")))?.set_len(s)?;
-            body.push_str(&format!("<img src=\"i{i}.jpg\" width=\"64\" height=\"64\">\n"));
+            let mut f = std::fs::File::create(dir.join(format!("i{i}.png")))?;
+            f.write_all(&PNG_1X1)?;
+            f.set_len(s.max(PNG_1X1.len() as u64))?;
+            body.push_str(&format!("<img src=\"i{i}.png\" width=\"64\" height=\"64\">\n"));
         }
         // At the load event the page reports its own timing to /plt (the query names the load).
         let report = "<script>addEventListener('load', () => setTimeout(() => {\n\
             const n = performance.getEntriesByType('navigation')[0];\n\
             const r = performance.getEntriesByType('resource');\n\
+            const bytes = r.reduce((sum, e) => sum + e.encodedBodySize, n.encodedBodySize);\n\
             fetch('/plt?' + location.search.slice(1) + '&ms=' + n.loadEventStart.toFixed(2) + '&objects=' + r.length\n\
-              + '&proto=' + n.nextHopProtocol + '&connect_ms=' + (n.connectEnd - n.connectStart).toFixed(2), {keepalive: true});\n\
+              + '&bytes=' + bytes + '&proto=' + n.nextHopProtocol + '&connect_ms=' + (n.connectEnd - n.connectStart).toFixed(2), {keepalive: true});\n\
             }, 0));</script>\n";
         let mut html = format!("<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>headstart lab page</title>\n{report}{head}</head>\n<body>\n{body}");
         let pad = (self.html_bytes as usize).saturating_sub(html.len() + "</body></html>\n".len() + 7);
@@ -104,6 +115,8 @@ pub struct PageLoad {
     pub connect: Duration,
     /// Objects the browser fetched (the HTML not counted).
     pub objects: u32,
+    /// Body bytes the browser received, the HTML's and every object's.
+    pub bytes: u64,
     /// The HTML's protocol as the browser negotiated it (h2, http/1.1).
     pub protocol: String,
 }
@@ -155,7 +168,7 @@ pub fn page_load(netns: &str, http: &HttpServer, server: SocketAddr, path: &str,
     parse_report(&line, start)
 }
 
-/// The page's report, as nginx logged its query: load=N&ms=..&objects=..&proto=..&connect_ms=..
+/// The page's report, as nginx logged its query: load=N&ms=..&objects=..&bytes=..&proto=..&connect_ms=..
 fn parse_report(line: &str, start: Instant) -> Result<PageLoad> {
     let query = line.trim().split_once('?').map(|(_, q)| q).unwrap_or(line.trim());
     let field = |k: &str| query.split('&').find_map(|kv| kv.strip_prefix(k).and_then(|v| v.strip_prefix('='))).with_context(|| format!("the page's report has no {k}: {line}"));
@@ -169,6 +182,7 @@ fn parse_report(line: &str, start: Instant) -> Result<PageLoad> {
         load_time: Duration::from_secs_f64(ms / 1e3),
         connect: Duration::from_secs_f64(connect_ms / 1e3),
         objects: field("objects")?.parse()?,
+        bytes: field("bytes")?.parse()?,
         protocol: field("proto")?.to_string(),
     })
 }
@@ -210,9 +224,9 @@ mod tests {
 
     #[test]
     fn the_report_is_read_back() {
-        let l = parse_report("/plt?load=7&ms=812.40&objects=47&proto=h2&connect_ms=101.20\n", Instant::now()).unwrap();
-        assert_eq!((l.load_time, l.objects, l.protocol.as_str()), (Duration::from_micros(812_400), 47, "h2"));
-        assert!(parse_report("/plt?load=7&ms=0&objects=1&proto=h2&connect_ms=1", Instant::now()).is_err());
+        let l = parse_report("/plt?load=7&ms=812.40&objects=47&bytes=2097152&proto=h2&connect_ms=101.20\n", Instant::now()).unwrap();
+        assert_eq!((l.load_time, l.objects, l.bytes, l.protocol.as_str()), (Duration::from_micros(812_400), 47, 2_097_152, "h2"));
+        assert!(parse_report("/plt?load=7&ms=0&objects=1&bytes=1&proto=h2&connect_ms=1", Instant::now()).is_err());
         assert!(parse_report("/plt?load=7", Instant::now()).is_err());
     }
 

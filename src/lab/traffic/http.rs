@@ -52,7 +52,7 @@ impl HttpServer {
         // objects, and its page reports its load time to /plt, logged for the lab.
         let page_conf = match page {
             None => "  keepalive_timeout 0;\n".to_string(),
-            Some(_) => "  keepalive_timeout 60s;\n  keepalive_requests 10000;\n  types { text/html html; text/css css; application/javascript js; image/jpeg jpg; }\n  log_format page_report '$request_uri';\n".to_string(),
+            Some(_) => "  keepalive_timeout 60s;\n  keepalive_requests 10000;\n  types { text/html html; text/css css; application/javascript js; image/png png; }\n  log_format page_report '$request_uri';\n".to_string(),
         };
         let report_location = match page {
             None => String::new(),
