@@ -6,7 +6,7 @@
  *        │  miss or rejected: BBR's STARTUP exactly as the kernel runs it
  *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
- *   more than twice cwnd to send (at a transmission; stateful.h) ──► the jump: cwnd =
+ *   more to send than cwnd (at a transmission; stateful.h) ──► the jump: cwnd =
  *        │        the cached BDP (capped), paced over the latest RTT
  *        ▼
  *   first ACK of the jump's data ──► Validating; every ACK: the kernel's bbr_main. BBR is still in

@@ -8,7 +8,7 @@
  *        │  miss or rejected: Cubic's own slow start (IW 10), exactly the kernel's
  *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
- *   more than twice cwnd to send (at a transmission; stateful.h) ──► Reconnaissance again
+ *   more to send than cwnd (at a transmission; stateful.h) ──► Reconnaissance again
  *        │  on the latest RTT, then the jump (Unvalidated): cwnd = the cached BDP
  *        │  (capped), paced over that RTT; never more than IW to send: the kernel's
  *        ▼

@@ -598,7 +598,7 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		return 0;
 	}
 	wanted = hs_packets_wanted(tp);
-	if (!st->armed || wanted <= HS_JUMP_WANTED_OVER_CWND * tp->snd_cwnd)
+	if (!st->armed || wanted <= tp->snd_cwnd)
 		return 0;
 	hs_set_armed(st, 0);
 	cfg = hs_get_config();

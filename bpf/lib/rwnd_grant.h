@@ -111,6 +111,19 @@ HS_INLINE void hs_rwnd_grant_watch(struct hs_rwnd_grant *g, const struct hs_ack_
 	g->flags |= HS_GRANT_ACKED;
 }
 
+/* An ACK the grant acts on acknowledges no less than the last one seen and less than
+ * HS_RWND_ACK_SPAN beyond it (before the first, any). The tc program sees ACKs before
+ * the stack checks them: a forged bare ACK with a zero window and the flow's 4-tuple
+ * ended the grant whatever its number. The stack drops such an ACK; here it passes
+ * unchanged and changes nothing. (A legitimate ACK that far ahead would need 256 MB
+ * acknowledged at once; it too passes as the receiver wrote it.) */
+#define HS_RWND_ACK_SPAN (1U << 28)
+
+HS_INLINE int hs_rwnd_ack_plausible(const struct hs_rwnd_grant *g, __u32 ack)
+{
+	return !(g->flags & HS_GRANT_ACKED) || ack - g->last_ack < HS_RWND_ACK_SPAN;
+}
+
 /* A peer whose receiver overran: its jumps go without the override for
  * HS_OVERRUN_BACKOFF_S after the last overrun, doubled for each one before it (up to
  * 2^HS_OVERRUN_BACKOFF_MAX_SHIFT times), as a circuit breaker would. A stall is

@@ -26,11 +26,6 @@
 #define HS_STORE_MAX_RAISE_PCT 200
 /* An entry three flows agreed on is lowered by one flow to no less than half of it. */
 #define HS_CONFIDENT_FLOOR_PCT 50
-/* A jump waits until the sender wants more than twice its window in flight: slow start
- * sends that much within a round trip anyway, and a jump spent on a few packets past IW
- * (a 12 KB HTML page) left the page's objects after it to the slower growth that
- * follows a jump: h2 page loads 1.3x cubic's (RESULTS: page loads). */
-#define HS_JUMP_WANTED_OVER_CWND 2
 /* s_cubic makes no jump from a saved BDP below 40 packets: smaller jumps lost 8-17 %
  * of cubic's throughput on the LTE traces (RESULTS: LTE, min jump). */
 #define HS_MIN_JUMP_PKTS 40

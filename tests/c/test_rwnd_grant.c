@@ -155,8 +155,26 @@ static void test_the_sack_option_is_found_kind_by_kind(void)
 	CHECK(!hs_options_have_sack(sack, 0) && !hs_options_have_sack(sack, 1), "no room for an option");
 }
 
+/* Issue 45 item 13: a forged zero-window ACK with the flow's 4-tuple but a number
+ * it could only guess does not end the grant; one at the real number would, as the
+ * receiver's own would. */
+static void test_a_forged_zero_window_ack_is_not_believed(void)
+{
+	struct hs_rwnd_grant g = granted(8000);
+	struct hs_ack_seen real = { .ack = 1000000, .win = 512, .bare = 1 };
+
+	CHECK(hs_rwnd_ack_plausible(&g, 12345), "before any ACK: any number");
+	hs_rwnd_grant_watch(&g, &real);
+	CHECK(hs_rwnd_grant_apply(&g, 512) == 8000, "raised");
+	CHECK(!hs_rwnd_ack_plausible(&g, 1000000 + 0x80000000U), "half the sequence space away: not this flow's");
+	CHECK(!hs_rwnd_ack_plausible(&g, 999999), "older than the last: not believed");
+	CHECK(hs_rwnd_ack_plausible(&g, 1000000) && hs_rwnd_ack_plausible(&g, 1000000 + 2000000), "the last, and 2 MB on");
+	CHECK(g.field == 8000, "the grant stands");
+}
+
 int main(void)
 {
+	test_a_forged_zero_window_ack_is_not_believed();
 	test_the_sack_option_is_found_kind_by_kind();
 	test_a_dupack_without_sack_is_the_receivers_overrun();
 	test_what_a_path_loss_or_a_window_update_looks_like_is_no_overrun();

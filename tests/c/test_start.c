@@ -422,23 +422,25 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 	CHECK(entry(PEER) && entry(PEER)->flows == 1, "the entry as it was");
 }
 
-/* A page over HTTP/2: the HTML (12 KB, a little past IW) goes as the kernel sends it and
- * the flow stays armed; the page's objects, written a round trip later, jump. */
-static void test_html_then_objects_jump_at_the_objects(void)
+/* A page over HTTP/2: the HTML (12 KB, a little past IW) takes the jump; the page's
+ * objects, written a round trip later, grow from there by the kernel's slow start (the
+ * probe that follows a full jump grew them 1.5x per round: 35 to 53). */
+static void test_html_jumps_and_the_objects_slow_start(void)
 {
+	__u32 before;
+
 	fresh();
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	host_write(&a, 12 * HOST_MSS);
-	CHECK(counter(HS_JUMPS) == 0 && a.tp.snd_cwnd == HOST_IW, "no jump for 12 packets: cwnd %u", a.tp.snd_cwnd);
-	CHECK(flow_of(&a)->start.armed, "still armed");
+	CHECK(counter(HS_JUMPS) == 1 && a.tp.packets_out == 12, "the HTML in one round: %u", a.tp.packets_out);
 	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1 && !flow_of(&a)->probe.active, "validated, no probe");
 	host_idle(RTT_US);
 	host_write(&a, 1500000);
-	CHECK(counter(HS_JUMPS) == 1, "the objects jump");
-	CHECK(a.tp.packets_out >= BDP_100M_50MS - 1 && a.tp.packets_out <= BDP_100M_50MS + 1, "the saved BDP sent: %u", a.tp.packets_out);
-	host_ack_all(&a);
-	CHECK(counter(HS_VALIDATED) == 1, "validated");
+	before = a.tp.packets_out;
+	host_ack(&a, before);
+	CHECK(a.tp.snd_cwnd >= 2 * before - 1, "doubled in a round: %u to %u", before, a.tp.snd_cwnd);
 	host_close(&a);
 }
 
@@ -523,7 +525,7 @@ int main(void)
 	test_response_in_records_grows_its_jump();
 	test_preconnect_that_never_sends_takes_nothing();
 	test_small_response_is_the_kernels();
-	test_html_then_objects_jump_at_the_objects();
+	test_html_jumps_and_the_objects_slow_start();
 	test_after_a_small_jump_slow_start_goes_on();
 	test_an_evicted_open_count_never_wraps();
 	return check_report();
