@@ -381,31 +381,27 @@ const PAGE_START_COUNTERS: &[&str] = &["hits", "misses", "jumps", "validated", "
 
 /// A namespace's TCP counters (/proc/net/snmp "Tcp": PassiveOpens, RetransSegs ...).
 fn read_snmp_tcp(netns: &str) -> Result<std::collections::BTreeMap<String, u64>> {
-    let text = sys::run("ip", &["netns", "exec", netns, "cat", "/proc/net/snmp"])?;
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("Tcp:")).collect();
-    let mut out = std::collections::BTreeMap::new();
-    if let [names, values] = lines.as_slice() {
-        for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
-            if let Ok(v) = v.parse::<u64>() {
-                out.insert(n.to_string(), v);
-            }
-        }
-    }
-    Ok(out)
+    read_counters(netns, "/proc/net/snmp", "Tcp:")
 }
 
 /// The server namespace's TCP counters (/proc/net/netstat "TcpExt"), non-zero ones:
 /// listen overflows, SYN cookies, timeouts, recoveries ... of the whole run.
 fn read_tcpext(netns: &str) -> Result<std::collections::BTreeMap<String, u64>> {
-    let text = sys::run("ip", &["netns", "exec", netns, "cat", "/proc/net/netstat"])?;
-    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
+    let mut all = read_counters(netns, "/proc/net/netstat", "TcpExt:")?;
+    all.retain(|_, v| *v > 0);
+    Ok(all)
+}
+
+/// One counter line pair of a /proc/net table (a line of names, then one of values,
+/// both starting with `prefix`), as the namespace `netns` sees it.
+fn read_counters(netns: &str, file: &str, prefix: &str) -> Result<std::collections::BTreeMap<String, u64>> {
+    let text = sys::run("ip", &["netns", "exec", netns, "cat", file])?;
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(prefix)).collect();
     let mut out = std::collections::BTreeMap::new();
     if let [names, values] = lines.as_slice() {
         for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
             if let Ok(v) = v.parse::<u64>() {
-                if v > 0 {
-                    out.insert(n.to_string(), v);
-                }
+                out.insert(n.to_string(), v);
             }
         }
     }
