@@ -356,11 +356,10 @@ pub fn down(cfg: Option<&Config>) -> Result<(DownReport, Vec<anyhow::Error>)> {
         }
     }
     let fallback = remembered_default_cc(&state_dir);
-    if bpf::is_ours(&bpf::default_cc()) || State::read(&state_dir).ok().flatten().and_then(|s| s.previous_default_cc).is_some() {
-        if bpf::default_cc() != fallback {
-            if let Err(e) = std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", &fallback) {
-                problems.push(anyhow::Error::new(e).context(format!("putting back the default congestion control {fallback}")));
-            }
+    let ours_or_kept = bpf::is_ours(&bpf::default_cc()) || State::read(&state_dir).ok().flatten().and_then(|s| s.previous_default_cc).is_some();
+    if ours_or_kept && bpf::default_cc() != fallback {
+        if let Err(e) = std::fs::write("/proc/sys/net/ipv4/tcp_congestion_control", &fallback) {
+            problems.push(anyhow::Error::new(e).context(format!("putting back the default congestion control {fallback}")));
         }
     }
     match cfg {

@@ -256,7 +256,7 @@ fn state_changing_commands_wait_for_each_other() {
     let _f = Fresh::new("lock");
     ok(&["load"]);
     use std::os::fd::AsRawFd;
-    let held = std::fs::OpenOptions::new().read(true).write(true).create(true).open(headstart::sys::COMMAND_LOCK).unwrap();
+    let held = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(headstart::sys::COMMAND_LOCK).unwrap();
     // SAFETY: flock on a file we opened; released when it closes.
     assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
     let mut set = std::process::Command::new(BIN).args(["config", "max_start_cwnd=700"]).stdout(std::process::Stdio::null()).spawn().unwrap();
