@@ -102,11 +102,11 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 		.win = win,
 		.bare = ip_len == hdr && !tcp->syn && !tcp->fin && !tcp->rst,
 	};
+	if (!hs_rwnd_ack_plausible(grant, seen.ack))
+		return TC_ACT_UNSPEC;
 	/* The options matter only to a bare duplicate: most ACKs move on, unparsed. */
 	if (hs_rwnd_grant_bare_dup(grant, seen.ack, seen.bare) && hdr > sizeof(*tcp))
 		seen.sack = has_sack(skb, l4 + sizeof(*tcp), hdr - sizeof(*tcp));
-	if (!hs_rwnd_ack_plausible(grant, seen.ack))
-		return TC_ACT_UNSPEC;
 	hs_rwnd_grant_watch(grant, &seen);
 	__u16 want = hs_rwnd_grant_apply(grant, win);
 	if (want == win)

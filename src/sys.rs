@@ -93,8 +93,7 @@ pub fn is_root() -> bool {
 }
 
 pub fn require_root() -> Result<()> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !is_root() {
         bail!("this command needs root (network namespaces, TUN devices, BPF): run it with sudo");
     }
     Ok(())

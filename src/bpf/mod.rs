@@ -507,14 +507,24 @@ pub fn pins_exist() -> bool {
 
 /// Makes the path table hold exactly `entries` again (a failed `up` after its restore).
 pub fn table_put_back(entries: &[(IpAddr, PathEntry)]) -> Result<()> {
-    let m = paths_map()?;
+    put_back(&paths_map()?, entries)
+}
+
+/// Empties `m` and writes `entries` into it: a rollback, so it goes on past a failed
+/// write and returns the first error at the end.
+fn put_back(m: &PinnedMap, entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+    let mut first = Ok(());
     for k in m.keys() {
-        m.delete(&k)?;
+        if let Err(e) = m.delete(&k) {
+            first = first.and(Err(e));
+        }
     }
     for (a, e) in entries {
-        m.put(&peer_key(*a), e)?;
+        if let Err(e) = m.put(&peer_key(*a), e) {
+            first = first.and(Err(e));
+        }
     }
-    Ok(())
+    first
 }
 
 pub fn paths_map() -> Result<PinnedMap> {
@@ -892,12 +902,7 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     };
     if let Err(e) = apply() {
         // Roll back: the table as it was before the restore.
-        for k in m.keys() {
-            let _ = m.delete(&k);
-        }
-        for (a, l) in &live {
-            let _ = m.put(&peer_key(*a), l);
-        }
+        let _ = put_back(&m, &live);
         return Err(e.context(format!("{} not restored, table put back as it was", file.display())));
     }
     report.restored = writes.len();

@@ -5,7 +5,7 @@
 //! moment every object has arrived), which the page reports to the server when it
 //! has loaded; the server logs it and the lab reads it there.
 
-use super::http::{command_on, HttpServer};
+use super::http::{command_on, die_with_parent, HttpServer};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
@@ -141,14 +141,14 @@ pub fn page_load(netns: &str, http: &HttpServer, server: SocketAddr, path: &str,
         .stderr(std::process::Stdio::null());
     // Its own process group, so that every process the browser starts goes with it.
     use std::os::unix::process::CommandExt;
-    // SAFETY: setsid and prctl are async-signal-safe; they run between fork and exec.
+    // SAFETY: setsid is async-signal-safe; it runs between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
             libc::setsid();
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             Ok(())
         });
     }
+    die_with_parent(&mut cmd);
     let start = Instant::now();
     let child = cmd.spawn().context("starting chromium (apt-get install chromium)")?;
     let browser = Browser { pgid: child.id() as i32, child };

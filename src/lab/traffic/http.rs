@@ -181,7 +181,7 @@ pub(super) fn command_on(cpu: Option<usize>, program: &str) -> std::process::Com
 }
 
 /// Kills the child with SIGKILL if this process dies, even by SIGKILL.
-fn die_with_parent(cmd: &mut std::process::Command) {
+pub(super) fn die_with_parent(cmd: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: prctl is async-signal-safe; runs in the child between fork and exec.
     unsafe {
