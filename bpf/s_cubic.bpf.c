@@ -26,6 +26,9 @@
  *        │        the probe from the measured BDP); the entry
  *        │        deleted
  *        ▼
+ *   idle past the RTO, then more to send than IW ──► a careful restart (lib/restart.h):
+ *        the jump again, from the flow's own estimate or the peer's newer entry
+ *
  *   release ──► store {median of the last 5 GCBE estimates, min RTT} unless BDP <= IW
  *
  * Everything that is Cubic is the kernel's cubic, called through its kfuncs; its
@@ -260,6 +263,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 		return;
 	if (sample->rtt_us > 0 && (!flow->min_rtt_us || (__u32)sample->rtt_us < flow->min_rtt_us))
 		flow->min_rtt_us = sample->rtt_us;
+	hs_restart_on_ack(&flow->start);
 	if (hs_jump_acked(&flow->start, tp))
 		end_startup(sk, flow);
 	else if (!flow->start.startup)
@@ -382,6 +386,19 @@ __u32 BPF_PROG(s_cubic_sndbuf_expand, struct sock *sk)
 	return hs_sndbuf_factor(sk, flow ? &flow->start : 0, 2);
 }
 
+/* After an idle past the RTO (lib/restart.h): armed again from the flow's own GCBE
+ * estimate so far (its cycles closed by the idle) or the peer's newer entry; the probe
+ * and the loss floor of the flow's last resume are over. */
+static __always_inline void restart_after_idle(struct sock *sk, struct s_cubic_flow *flow)
+{
+	__u64 own = hs_estimator_finish(&flow->estimator, 0);
+
+	if (hs_restart_after_idle(sk, &flow->start, &s_cubic_policy, own, flow->min_rtt_us)) {
+		flow->probe.active = 0;
+		flow->loss_floor = 0;
+	}
+}
+
 /* The start of every transmission (tcp_write_xmit): an armed flow with more to send
  * than its window jumps here, before its first packet of the response leaves.
  * Cubic has no min_tso_segs of its own: the kernel's sysctl, as without the hook. */
@@ -390,8 +407,11 @@ __u32 BPF_PROG(s_cubic_min_tso_segs, struct sock *sk)
 {
 	struct s_cubic_flow *flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 
-	if (flow)
+	if (flow) {
+		if (hs_restart_due(sk, &flow->start))
+			restart_after_idle(sk, flow);
 		hs_try_jump(sk, HS_CC_S_CUBIC, &flow->start, &s_cubic_policy);
+	}
 	return hs_sysctl_min_tso_segs(sk);
 }
 

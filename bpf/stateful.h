@@ -17,6 +17,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include "lib/path_key.h"
+#include "lib/restart.h"
 #include "lib/resume.h"
 #include "lib/rwnd_grant.h"
 #include "lib/shadow.h"
@@ -51,14 +52,17 @@ struct hs_start {
 	__u8 armed;                 /* Reconnaissance said go: the jump waits for data beyond the window (hs_try_jump) */
 	__u8 budget_waited;         /* the peer's budget was spent when it would have jumped: it waits, armed */
 	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
+	__u8 restarting;            /* armed by an idle restart (lib/restart.h): the jump reads restart_from */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
 	__u32 override_rwnd_ms;     /* receiver-window-limited ms when the override ended */
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
+	__u32 restart_rtt_us;       /* a restart's RTT: the flow's min RTT before the idle */
 	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
+	struct hs_path restart_from; /* a restart's memory: the flow's own estimate, or a copy of the peer's entry */
 };
 
 /* hs_outcomes: how the start goes, for the lab and `headstart flows`; written when it
@@ -354,7 +358,10 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 	in->sibling_pkts = handshake ? 0 : others->pkts_out;  /* the budget is the jump's to check */
 	in->max_age_s = cfg->max_age_s;
 	in->saved_rtt_us = (__u32)((__u64)p->min_rtt_us * lab->rtt_scale_pct / 100);
-	in->cur_rtt_us = tp->srtt_us >> 3;  /* the handshake's RTT sample, or the latest at the jump */
+	/* The handshake's RTT sample, or the latest at the jump; a restart's is the flow's
+	 * min RTT: its smoothed RTT is as old as the idle, and holds the queue the flow
+	 * itself built, drained since (restarts paced over it went out at half the rate). */
+	in->cur_rtt_us = st->restarting ? st->restart_rtt_us : tp->srtt_us >> 3;
 	in->rtt_match = HS_RTT_MATCH;
 	st->cached_Bps = hs_scale_bw(p->bw_bytes_per_s, lab->bw_scale_pct);
 	in->saved_bdp_pkts = hs_bdp_packets(st->cached_Bps, in->saved_rtt_us, tp->mss_cache);
@@ -479,7 +486,9 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 	st->startup = 1;
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
 	/* The override lasts until the jump is validated or the first sign of loss (hs_unmark). */
-	if (refused) {
+	if (st->restarting) {
+		/* a restart's receiver has its window from what the flow delivered */
+	} else if (refused) {
 		hs_count(cc, refused);
 		hs_unmark(sk, cc, st);
 	} else if (cfg->rwnd_override) {
@@ -540,6 +549,14 @@ static __always_inline void hs_others(const struct hs_start *st, struct hs_open_
 	}
 }
 
+/* The memory a jump is made from: a restart's (lib/restart.h), else the peer's entry. */
+static __always_inline struct hs_path *hs_jump_source(struct hs_start *st)
+{
+	if (st->restarting)
+		return &st->restart_from;
+	return bpf_map_lookup_elem(&hs_paths, &st->path);
+}
+
 /* A jump sized to what the flow had to send, whose application wrote more before the
  * jump's first ACK (a TLS server writes a response 16 KB record at a time): the jump
  * grows into what the budget has left, up to the size armed at init, paced alike. */
@@ -558,7 +575,7 @@ static __always_inline void hs_extend_jump(struct sock *sk, struct hs_start *st,
 	if (wanted <= tp->snd_cwnd)
 		return;
 	cfg = hs_get_config();
-	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	p = hs_jump_source(st);
 	if (cfg.mode != HS_MODE_ON || !p)
 		return;
 	lab = hs_get_lab_config();
@@ -603,7 +620,7 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	hs_set_armed(st, 0);
 	cfg = hs_get_config();
 	lab = hs_get_lab_config();
-	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	p = hs_jump_source(st);
 	hs_others(st, &others);
 	if (others.open)
 		st->shared = 1;
@@ -618,12 +635,18 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		if (j.cwnd <= tp->snd_cwnd)
 			outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
 	}
+	/* A restart that Reconnaissance refuses ends quietly: the counters say how flows
+	 * start; the flow goes on from IW, as after the kernel's restart. */
+	if (st->restarting && outcome != HS_JUMPS && outcome != HS_REJECT_SIBLINGS) {
+		st->restarting = 0;
+		return 0;
+	}
 	if (outcome == HS_REJECT_SIBLINGS) {
 		/* The peer's other flows hold the budget: this one goes on as the kernel's and
 		 * jumps when they leave room (a browser's connections whose responses end
 		 * within a round trip or two). Counted once. */
 		hs_set_armed(st, 1);
-		if (!st->budget_waited) {
+		if (!st->budget_waited && !st->restarting) {
 			st->budget_waited = 1;
 			hs_count(cc, outcome);
 			st->outcome = outcome;
@@ -642,10 +665,92 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	if (cut)
 		hs_count(cc, HS_YIELDED_JUMPS);
 	hs_apply_jump(sk, cc, st, &cfg, pol, p, &in, &others, &j);
-	hs_count(cc, HS_JUMPS);
-	st->outcome = HS_JUMPS;
+	st->outcome = st->restarting ? HS_RESTARTS : HS_JUMPS;
+	hs_count(cc, st->outcome);
 	hs_log(cc, st, 0);
 	return 1;
+}
+
+/* An idle restart is due (lib/restart.h): the first transmission after an idle past
+ * the RTO, of a flow neither armed nor resuming, that has data to send. */
+static __always_inline int hs_restart_due(const struct sock *sk, const struct hs_start *st)
+{
+	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
+
+	if (st->armed || st->startup || st->untrusted || hs_resume_active(&st->resume) ||
+	    st->resume.phase == HS_PHASE_RETREAT || tp->write_seq == tp->snd_nxt)
+		return 0;
+	return hs_idle_past_rto(tp->packets_out, (__u32)bpf_jiffies64(), tp->lsndtime,
+				((const struct inet_connection_sock *)sk)->icsk_rto);
+}
+
+/* The restart itself: from the flow's own estimate (own_Bps over own_rtt_us) or the
+ * peer's newer entry, whichever hs_restart_source picks, if Reconnaissance on the
+ * latest RTT lets it jump; then armed as at init (the jump at hs_try_jump, when the
+ * flow has more to send than its window), with cwnd at IW until then whatever the
+ * sysctl. No window override: the receiver's window has grown with what the flow
+ * delivered. Returns 1 if armed. */
+static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_start *st, const struct hs_policy *pol,
+						 __u64 own_Bps, __u32 own_rtt_us)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_config cfg = hs_get_config();
+	struct hs_lab_config lab = hs_get_lab_config();
+	struct hs_open_flows alone = {};
+	struct hs_recon_in in = {};
+	struct hs_path *p, *from = &st->restart_from;
+	__u64 now_ns = bpf_ktime_get_boot_ns(), own_until_ns;
+	enum hs_restart_from source;
+	int own_ok, cut;
+
+	if (cfg.version != HS_CONFIG_VERSION || cfg.mode != HS_MODE_ON || !lab.startup || !CONFIG_HZ || !own_rtt_us)
+		return 0;
+	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	own_until_ns = hs_last_sent_ns(now_ns, (__u32)bpf_jiffies64(), tp->lsndtime, CONFIG_HZ);
+	own_ok = hs_worth_storing(own_Bps, own_rtt_us, tp->mss_cache);
+	source = hs_restart_source(own_ok, own_until_ns, p && hs_rtt_fits(p->min_rtt_us, own_rtt_us, HS_RTT_MATCH),
+				   p ? p->stored_ns : 0);
+	if (source == HS_RESTART_NONE)
+		return 0;
+	if (source == HS_RESTART_TABLE && p) {
+		__builtin_memcpy(from, p, sizeof(*from));
+	} else {
+		__builtin_memset(from, 0, sizeof(*from));
+		from->bw_bytes_per_s = own_Bps;
+		from->min_rtt_us = own_rtt_us;
+		from->stored_ns = own_until_ns;
+		if (p) {  /* what the peer's flows saw of the path stays in force */
+			from->flags = p->flags;
+			from->busy_share = p->busy_share;
+			from->overruns = p->overruns;
+			from->overrun_s = p->overrun_s;
+		}
+	}
+	/* Sized alone: the peer's other flows are weighed at the jump. */
+	st->restarting = 1;
+	st->restart_rtt_us = own_rtt_us;
+	if (hs_recon(tp, st, from, &cfg, &lab, pol, &alone, &in, 0) != HS_JUMPS) {
+		st->restarting = 0;
+		return 0;
+	}
+	__builtin_memset(&st->resume, 0, sizeof(st->resume));
+	st->budget_waited = 0;
+	st->armed_cwnd = hs_size_jump(tp, st, &cfg, from, &in, 1, 0, &cut).cwnd;
+	hs_set_armed(st, 1);
+	if (tp->snd_cwnd > HS_INIT_CWND)
+		tp->snd_cwnd = HS_INIT_CWND;
+	return 1;
+}
+
+/* An ACK: a restart still armed was not needed (the write after the idle fit in IW,
+ * or the peer's other flows held the budget): it ends, and the flow goes on as the
+ * kernel's. */
+static __always_inline void hs_restart_on_ack(struct hs_start *st)
+{
+	if (st->restarting && st->armed) {
+		hs_set_armed(st, 0);
+		st->restarting = 0;
+	}
 }
 
 /* What the kernel's tcp_tso_segs() takes when the controller has no min_tso_segs:

@@ -304,14 +304,22 @@ pub struct SweepArgs {
     #[arg(long, conflicts_with = "app")]
     pub http: bool,
     /// The application: the lab's own sender and receiver (lab), nginx and curl (http),
-    /// nginx with TLS 1.3 and curl (https), or headless Chromium loading pages of that
-    /// size over HTTPS (page: HTTP/1.1, page-h2: HTTP/2).
+    /// nginx with TLS 1.3 and curl (https), headless Chromium loading pages of that
+    /// size over HTTPS (page: HTTP/1.1, page-h2: HTTP/2), or one persistent connection
+    /// per flow fetching two responses an idle apart, the second measured (keepalive).
     #[arg(long, value_enum)]
     pub app: Option<headstart::lab::experiment::App>,
     /// http/https: each flow's bytes fetched over this many connections opened at once
     /// (curl --parallel, as a browser's), each 1/N of the size.
     #[arg(long)]
     pub connections: Option<u32>,
+    /// keepalive: the idle between a connection's two responses (e.g. 2s).
+    #[arg(long)]
+    pub idle: Option<String>,
+    /// keepalive: the downlink's rate from the idle on, as a fraction of --rate (0.2:
+    /// the path slowed to a fifth while the connection idled).
+    #[arg(long)]
+    pub idle_rate: Option<f64>,
     /// Do not attach the receive-window override to the server for headstart's
     /// controllers.
     #[arg(long)]

@@ -297,6 +297,8 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 http: a.http,
                 app: a.app,
                 connections: a.connections,
+                idle: a.idle,
+                idle_rate: a.idle_rate,
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,

@@ -120,6 +120,18 @@ impl Interrupt {
         }
         Ok(())
     }
+    /// Sleeps for `d`, or less if interrupted (then an error).
+    pub fn sleep(&self, d: std::time::Duration) -> Result<()> {
+        let end = std::time::Instant::now() + d;
+        loop {
+            self.check()?;
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+        }
+    }
 }
 
 /// CLOCK_BOOTTIME in nanoseconds: the clock the BPF side stamps table entries with.

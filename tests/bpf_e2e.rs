@@ -910,6 +910,33 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
     assert!((70.0..=106.0).contains(&bw_mbps), "the next flow starts from the path's rate: {bw_mbps} Mbit/s");
 }
 
+/// A keep-alive connection (nginx, HTTP/1.1) idles 1 s between two 1 MB responses: the
+/// second is a careful restart at the connection's own rate, validated; with the path
+/// slowed to a fifth during the idle the restart retreats on the rate test and loses
+/// nothing. What only the kernel shows: the restart fires on the real idle test
+/// (lsndtime, the RTO) and the real sysctl's restart before it.
+#[test]
+fn a_keep_alive_connection_restarts_at_its_own_rate_after_idle() {
+    let f = Fresh::new("restart");
+    for (name, idle_rate, want) in [("same", "1.0", "validated"), ("slower", "0.2", "retreat_rate")] {
+        let out = run_toml(
+            &f,
+            name,
+            &format!(
+                "app = \"keepalive\"\nidle = \"1s\"\nidle_rate = {idle_rate}\n[link]\nrate = \"100mbit\"\nrtt = \"50ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"s_cubic\"]\nsizes = [\"1m\"]\nreps = 2\n"
+            ),
+        );
+        for r in measured(&out) {
+            assert!(r.error.is_none(), "{name}: {:?}", r.error);
+            assert_eq!(r.resume.as_deref(), Some(want), "{name}: {r:?}; {}", common::run_context(&out));
+            // The restart's window is the connection's own BDP (431 packets), not IW.
+            assert!(r.jump_cwnd.is_some_and(|c| (300..=470).contains(&c)), "{name}: {r:?}");
+            assert_eq!(r.retrans, Some(0), "{name}: {r:?}; {}", common::run_context(&out));
+        }
+    }
+    assert!(counter(&status(), "s_cubic", "restarts") >= 2);
+}
+
 /// A lab run of overlapping flows to one client: Poisson arrivals of 1 MB mean at 80 %
 /// load on 100 Mbit/s, 20 ms (seed 7), with the controllers `ccs` (TOML list items),
 /// any further `[link]` lines and the `[knobs]` lines given.

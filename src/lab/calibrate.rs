@@ -59,6 +59,8 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             http: false,
             app: None,
             connections: None,
+            idle: None,
+            idle_rate: None,
             rwnd_override: None,
             client_initrwnd: None,
             reader_stall: None,

@@ -161,12 +161,17 @@ impl Link {
 }
 
 /// A congestion control as the lab runs it: a kernel name and an optional static
-/// initial window on the server's route (`cubic:iw100`).
+/// initial window on the server's route (`cubic:iw100`), or the server's
+/// tcp_slow_start_after_idle at 0 (`cubic:ssai0`: the old window after an idle, as
+/// many CDNs run).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CcSpec {
     pub label: String,
     pub kernel: String,
     pub initcwnd: Option<u32>,
+    /// net.ipv4.tcp_slow_start_after_idle = 0 on the server while this runs.
+    #[serde(default)]
+    pub keep_cwnd_after_idle: bool,
 }
 
 impl CcSpec {
@@ -180,18 +185,18 @@ impl CcSpec {
             !name.is_empty() && name.len() < 16 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
             "'{text}' is not a congestion control name"
         );
-        let initcwnd = match opt {
-            None => None,
+        let (initcwnd, keep_cwnd_after_idle) = match opt {
+            None => (None, false),
+            Some("ssai0") => (None, true),
             Some(o) => {
-                let n: u32 = o
-                    .strip_prefix("iw")
-                    .and_then(|n| n.parse().ok())
-                    .with_context(|| format!("'{text}': the option after ':' must be iwN (a static initial window), e.g. cubic:iw100"))?;
+                let n: u32 = o.strip_prefix("iw").and_then(|n| n.parse().ok()).with_context(|| {
+                    format!("'{text}': the option after ':' must be iwN (a static initial window, e.g. cubic:iw100) or ssai0 (tcp_slow_start_after_idle=0)")
+                })?;
                 ensure!((1..=10_000).contains(&n), "'{text}': initial window must be 1..10000 packets");
-                Some(n)
+                (Some(n), false)
             }
         };
-        Ok(CcSpec { label: text.to_string(), kernel: name.to_string(), initcwnd })
+        Ok(CcSpec { label: text.to_string(), kernel: name.to_string(), initcwnd, keep_cwnd_after_idle })
     }
 
     /// Fails unless the running kernel offers this congestion control, or it is one
@@ -324,6 +329,13 @@ pub struct ExperimentText {
     /// app http/https: each flow over this many connections at once (default 1).
     #[serde(default)]
     pub connections: Option<u32>,
+    /// app keepalive: the idle between a connection's two responses ("2s").
+    #[serde(default)]
+    pub idle: Option<String>,
+    /// app keepalive: the downlink's rate during the idle and the response after it,
+    /// as a fraction of the link's (0.2: the path slowed to a fifth while idle).
+    #[serde(default)]
+    pub idle_rate: Option<f64>,
     /// Attach the receive-window override to the server when a headstart controller
     /// runs (default true).
     #[serde(default)]
@@ -402,6 +414,9 @@ pub struct Experiment {
     pub reader_stall_every: u32,
     /// See `ExperimentText::server_uid`.
     pub server_uid: Option<u32>,
+    /// The keep-alive app: the idle between a connection's responses (ns) and the
+    /// downlink's rate fraction from it on.
+    pub keep_alive: Option<(u64, f64)>,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
     pub knobs: Vec<String>,
 }
@@ -445,6 +460,11 @@ pub enum App {
     /// ... over HTTP/2 (one connection).
     #[serde(rename = "page-h2")]
     PageH2,
+    /// nginx and one persistent HTTP/1.1 connection per flow: a response, an idle
+    /// (`idle`), then the measured response of the same size.
+    #[serde(rename = "keepalive")]
+    #[value(name = "keepalive")]
+    KeepAlive,
 }
 
 impl ExperimentText {
@@ -537,7 +557,23 @@ impl ExperimentText {
             }
         };
         // A page load is read from the namespaces' counters, one at a time.
-        ensure!(!matches!(app, App::Page | App::PageH2) || matches!(workload, Workload::Sweep { .. }), "the page apps run sweeps (one page load at a time)");
+        ensure!(!matches!(app, App::Page | App::PageH2 | App::KeepAlive) || matches!(workload, Workload::Sweep { .. }), "the page and keepalive apps run sweeps (one flow at a time)");
+        let keep_alive = match (app, self.idle.as_deref()) {
+            (App::KeepAlive, Some(idle)) => {
+                let idle_ns = units::parse_duration_ns(idle).context("idle")?;
+                ensure!((10_000_000..=60_000_000_000).contains(&idle_ns), "idle must be between 10 ms and 60 s");
+                let rate = self.idle_rate.unwrap_or(1.0);
+                ensure!(rate > 0.001 && rate <= 1.0, "idle_rate must be in (0.001, 1]");
+                ensure!(rate == 1.0 || link.text.trace.is_none(), "idle_rate needs a constant-rate link, not a trace");
+                Some((idle_ns, rate))
+            }
+            (App::KeepAlive, None) => bail!("app keepalive needs idle (the pause between a connection's responses, e.g. 2s)"),
+            (_, Some(_)) => bail!("idle needs app keepalive"),
+            (_, None) => {
+                ensure!(self.idle_rate.is_none(), "idle_rate needs app keepalive");
+                None
+            }
+        };
         if let Some(w) = self.client_initrwnd {
             ensure!((1..=65535).contains(&w), "client initrwnd must be 1..65535 segments");
         }
@@ -582,6 +618,7 @@ impl ExperimentText {
             reader_stall_ns,
             reader_stall_every: self.reader_stall_every.unwrap_or(1),
             server_uid: self.server_uid,
+            keep_alive,
             knobs,
         })
     }
@@ -628,11 +665,14 @@ mod tests {
         assert_eq!(CcSpec::parse("cubic").unwrap().initcwnd, None);
         let s = CcSpec::parse("cubic:iw100").unwrap();
         assert_eq!((s.kernel.as_str(), s.initcwnd), ("cubic", Some(100)));
+        let s = CcSpec::parse("cubic:ssai0").unwrap();
+        assert_eq!((s.kernel.as_str(), s.initcwnd, s.keep_cwnd_after_idle), ("cubic", None, true));
+        assert!(!CcSpec::parse("cubic").unwrap().keep_cwnd_after_idle);
         assert!(CcSpec::parse("cubic:xx").is_err());
         assert!(CcSpec::parse("cubic:iw0").is_err());
         assert!(CcSpec::parse("").is_err());
         assert!(CcSpec::parse("a b").is_err());
-        assert!(CcSpec { label: "x".into(), kernel: "nosuchcc".into(), initcwnd: None }.check_available().is_err());
+        assert!(CcSpec { label: "x".into(), kernel: "nosuchcc".into(), initcwnd: None, keep_cwnd_after_idle: false }.check_available().is_err());
     }
 
     #[test]

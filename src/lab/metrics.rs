@@ -6,7 +6,9 @@
 //! handshake and the request, 0.5·d_min the last byte's one-way trip; over HTTPS one
 //! d_min more, TLS 1.3's handshake (the client's Finished goes with the request); for
 //! a browser's page one more, the requests for the objects the HTML names (S is then
-//! the page's bytes, the HTML and every object). S_wire is the
+//! the page's bytes, the HTML and every object); for a keep-alive response on an open
+//! connection one d_min less (the request's trip and the response's, no handshake),
+//! and C the link's rate during it. S_wire is the
 //! flow's bytes as they cross the bottleneck: S plus, for each of its ⌈S/MSS⌉
 //! segments, the TCP/IP header bytes (MTU 1500 − MSS: 52 B for IPv4 with timestamps,
 //! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
@@ -140,8 +142,11 @@ impl FlowRow {
         let srv = o.server.as_ref();
         let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
         let rtt_s = link.rtt_ns as f64 / 1e9;
-        // A page: one round trip more, the requests for the objects the HTML names.
-        let t_min = t_min_s(o.size, mss, rtt_s, link.capacity_bps) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 };
+        // A page: one round trip more, the requests for the objects the HTML names. A
+        // keep-alive response: one less (no handshake), at the rate the link has then.
+        let capacity = link.capacity_bps * exp.keep_alive.map_or(1.0, |k| k.1);
+        let t_min = t_min_s(o.size, mss, rtt_s, capacity) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 }
+            - if exp.keep_alive.is_some() { rtt_s } else { 0.0 };
         let page = o.page.as_ref();
         let (fct, start, handshake, mut error) = match &o.client_flow {
             Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), Some(c.handshake.as_secs_f64() * 1e3), None),

@@ -94,6 +94,9 @@ pub struct TestbedSpec {
     pub page: Option<traffic::PageProtocol>,
     /// Connections per flow in the HTTP mode.
     pub connections: u32,
+    /// The keep-alive app: the idle between a connection's two responses, and the
+    /// downlink's rate fraction from the idle on.
+    pub keep_alive: Option<(Duration, f64)>,
     /// Attach headstart's receive-window override to the server.
     pub rwnd_override: bool,
     /// A flow that takes longer has hung.
@@ -108,11 +111,12 @@ pub struct Testbed {
     pub topo: Topology,
     pub interrupt: Interrupt,
     next_port: AtomicU16,
-    /// The server route's (initcwnd, congctl) as last set.
-    current_route: std::sync::Mutex<Option<(Option<u32>, Option<String>)>>,
+    /// The server route's (initcwnd, congctl) and tcp_slow_start_after_idle = 0, as last set.
+    current_route: std::sync::Mutex<Option<(Option<u32>, Option<String>, bool)>>,
     rest_cpu: Option<usize>,
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
+    keep_alive: Option<(Duration, f64)>,
     reader_stall: Duration,
     reader_stall_every: u32,
     /// Flows begun so far: every reader_stall_every-th stalls.
@@ -164,7 +168,7 @@ impl Testbed {
             clients,
         )?;
         let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
-        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.page, spec.connections, cores.rest)?) } else { None };
+        let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.page, spec.keep_alive.is_some(), spec.connections, cores.rest)?) } else { None };
         if spec.rwnd_override {
             crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
@@ -179,6 +183,7 @@ impl Testbed {
             rest_cpu: cores.rest,
             external_before,
             flow_timeout: spec.flow_timeout,
+            keep_alive: spec.keep_alive,
             reader_stall: spec.reader_stall,
             reader_stall_every: spec.reader_stall_every.max(1),
             flows_begun: AtomicU64::new(0),
@@ -193,10 +198,12 @@ impl Testbed {
 
     fn set_route(&self, cc: &CcSpec) -> Result<()> {
         // The HTTP server cannot set TCP_CONGESTION per request: the route does it.
-        let want = (cc.initcwnd, self.http.as_ref().map(|_| cc.kernel.clone()));
+        let want = (cc.initcwnd, self.http.as_ref().map(|_| cc.kernel.clone()), cc.keep_cwnd_after_idle);
         let mut cur = self.current_route.lock().unwrap();
         if cur.as_ref() != Some(&want) {
             self.topo.set_server_route(want.0, want.1.as_deref())?;
+            let ssai = if want.2 { "net.ipv4.tcp_slow_start_after_idle=0" } else { "net.ipv4.tcp_slow_start_after_idle=1" };
+            sys::run("ip", &["netns", "exec", &self.topo.server.netns, "sysctl", "-qw", ssai])?;
             *cur = Some(want);
         }
         Ok(())
@@ -211,6 +218,9 @@ impl Testbed {
         let host = &self.topo.clients[client];
         if let Some(http) = self.http.as_ref().filter(|h| h.page_protocol().is_some()) {
             return self.page_flow(http, client, cc, size, ipv6);
+        }
+        if let (Some(http), Some(keep_alive)) = (self.http.as_ref(), self.keep_alive) {
+            return self.keep_alive_flow(http, keep_alive, client, peer, cc, size, ipv6);
         }
         let conns = self.http.as_ref().map_or(1, |h| h.connections);
         let port = self.next_port.fetch_add(conns as u16, Ordering::Relaxed);
@@ -243,6 +253,43 @@ impl Testbed {
         let table_after = self.table_entry_after(local.ip(), cc);
         let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
         Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window, page: None })
+    }
+
+    /// One persistent connection: a first response of `size` bytes, an idle (the
+    /// downlink's rate changed for it, if asked), then the measured response of the
+    /// same size, its retransmissions from the server namespace's counters around it.
+    #[allow(clippy::too_many_arguments)]
+    fn keep_alive_flow(&self, http: &HttpServer, (idle, rate): (Duration, f64), client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+        let host = &self.topo.clients[client];
+        let port = self.next_port.fetch_add(1, Ordering::Relaxed);
+        anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
+        let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
+        let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
+        let path = http.file_for(size)?;
+        let (timeout, interrupt) = (self.flow_timeout, self.interrupt.clone());
+        let path2 = path.clone();
+        let opened = sys::run_in_netns(&host.ns, self.rest_cpu, move || traffic::KeepAlive::open(server, local, &path2, size, timeout, &interrupt));
+        let emulator = self.emulator.as_ref().context("no emulator")?;
+        let measured = opened.and_then(|(mut conn, _first)| {
+            emulator.set_down_rate(rate);
+            self.interrupt.sleep(idle)?;
+            let before = read_snmp_tcp(&self.topo.server.netns)?;
+            let flow = conn.get(&path, size, timeout, &self.interrupt);
+            let after = read_snmp_tcp(&self.topo.server.netns)?;
+            let retrans = after.get("RetransSegs").unwrap_or(&0).saturating_sub(*before.get("RetransSegs").unwrap_or(&0));
+            drop(conn);
+            Ok(flow.map(|f| (f, retrans)))
+        });
+        emulator.set_down_rate(1.0);
+        self.interrupt.check()?;
+        let (client_flow, counted) = match measured.and_then(|m| m) {
+            Ok((f, retrans)) => (Ok(f), Some(PageStats { connections: 1, retrans, starts: None })),
+            Err(e) => (Err(format!("{e:#}")), None),
+        };
+        let resume = self.resume_outcome(server, local, cc);
+        let table_after = self.table_entry_after(local.ip(), cc);
+        let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
+        Ok(FlowOutcome { client, key: FlowKey::new(local.ip(), port), cc: cc.clone(), size, client_flow, server: None, table_after, resume, beyond_window, page: counted })
     }
 
     /// One page load by a fresh browser in client `client`'s namespace: the page of

@@ -506,6 +506,143 @@ static void test_small_response_is_the_kernels(void)
 	CHECK(counter(HS_NO_JUMP_NEEDED) == 1 && counter(HS_JUMPS) == 0 && counter(HS_RATE_LIMITED) == 0, "no jump");
 }
 
+/* A persistent connection: a cold 2 MB response (the kernel's start), then an idle
+ * of 1 s, past the RTO. */
+static void serve_then_idle(struct host_conn *c)
+{
+	host_open(c, ops, PEER, 50001, RTT_US);
+	host_write(c, 2000000);
+	host_ack_all(c);
+	host_idle(1000000);
+}
+
+/* Idle then a burst: the response after the idle resumes at the flow's own rate,
+ * paced, and is validated; with the start off it is the kernel's restart from IW. */
+static void test_idle_then_a_burst_resumes_at_the_flows_rate(void)
+{
+	struct s_cubic_flow *f;
+	__u32 cwnd;
+
+	fresh();
+	serve_then_idle(&a);
+	CHECK(counter(HS_MISSES) == 1 && counter(HS_RESTARTS) == 0, "a cold first response");
+	host_write(&a, 2000000);
+	f = flow_of(&a);
+	CHECK(counter(HS_RESTARTS) == 1 && counter(HS_JUMPS) == 0, "restarts %llu", (unsigned long long)counter(HS_RESTARTS));
+	CHECK(a.tp.packets_out >= BDP_100M_50MS * 80 / 100 && a.tp.packets_out <= BDP_100M_50MS * 106 / 100,
+	      "its own BDP in the first RTT: %u", a.tp.packets_out);
+	CHECK(host_sk(&a)->sk_pacing_status == SK_PACING_NEEDED && host_sk(&a)->sk_pacing_rate <= BW_100M * 106 / 100 &&
+	      host_sk(&a)->sk_pacing_rate >= BW_100M * 80 / 100, "paced at its own rate: %lu", host_sk(&a)->sk_pacing_rate);
+	CHECK(!grant_of(&a) || !grant_of(&a)->field, "no window override at a restart");
+	CHECK(f->start.resume.phase == HS_PHASE_UNVALIDATED, "Unvalidated: phase %u", f->start.resume.phase);
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1, "validated %llu", (unsigned long long)counter(HS_VALIDATED));
+	host_close(&a);
+
+	fresh();
+	set_knobs((struct hs_config){ .version = HS_CONFIG_VERSION, .mode = HS_MODE_OFF });
+	serve_then_idle(&a);
+	cwnd = a.tp.snd_cwnd;
+	host_write(&a, 2000000);
+	CHECK(a.tp.packets_out <= cwnd >> 3 && a.tp.packets_out > HOST_IW && counter(HS_RESTARTS) == 0,
+	      "off: the kernel's restart (halved per RTO idle, 3-4 times) sent %u of %u", a.tp.packets_out, cwnd);
+	host_ack_all(&a);
+	host_close(&a);
+}
+
+/* tcp_slow_start_after_idle = 0: the kernel keeps the old window (here thousands of
+ * packets: the harness's path never loses) and sends it at once; the careful restart
+ * sends the flow's BDP, paced, as with the sysctl at 1. */
+static void test_restart_without_the_sysctl_is_the_same_restart(void)
+{
+	fresh();
+	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
+	serve_then_idle(&a);
+	CHECK(a.tp.snd_cwnd > 2 * BDP_100M_50MS, "the old window: %u", a.tp.snd_cwnd);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 1 && a.tp.packets_out <= BDP_100M_50MS * 106 / 100 &&
+	      a.tp.packets_out >= BDP_100M_50MS * 80 / 100, "its BDP, not the old window: sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+
+	fresh();
+	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
+	set_knobs((struct hs_config){ .version = HS_CONFIG_VERSION, .mode = HS_MODE_OFF });
+	serve_then_idle(&a);
+	host_write(&a, 2000000);
+	CHECK(a.tp.packets_out > 2 * BDP_100M_50MS, "off: the kernel's old window at once, sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 1;
+}
+
+/* The path's rate fell to a fifth during the idle: the restart's jump is delivered
+ * at that rate, and the rate test retreats to what the path delivers. */
+static void test_restart_into_a_slower_path_retreats(void)
+{
+	fresh();
+	serve_then_idle(&a);
+	a.link_Bps /= 5;
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 1, "restarted");
+	host_ack_all(&a);
+	CHECK(counter(HS_RETREAT_RATE) == 1 && counter(HS_VALIDATED) == 0, "the rate test retreats: %llu",
+	      (unsigned long long)counter(HS_RETREAT_RATE));
+	host_close(&a);
+}
+
+/* Idle shorter than the RTO, or a write that fits in IW after it: no restart, and an
+ * unused one ends at the next ACK (it holds no share of the peer's budget). */
+static void test_short_idle_or_small_write_restarts_nothing(void)
+{
+	struct s_cubic_flow *f;
+	__u32 cwnd;
+
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_ack_all(&a);
+	cwnd = a.tp.snd_cwnd;
+	host_idle(100000);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 0 && cwnd > 2 * BDP_100M_50MS && a.tp.packets_out > 2 * BDP_100M_50MS,
+	      "idle below the RTO: the window goes on, sent %u of %u", a.tp.packets_out, cwnd);
+	host_ack_all(&a);
+	host_idle(1000000);
+	host_write(&a, 5 * HOST_MSS);
+	f = flow_of(&a);
+	CHECK(counter(HS_RESTARTS) == 0 && a.tp.packets_out == 5 && f->start.armed, "a small write: sent as is, armed");
+	host_ack_all(&a);
+	CHECK(!f->start.armed && !f->start.restarting, "the unused restart ends at the ACK");
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 0, "no restart without an idle");
+	host_ack_all(&a);
+	host_close(&a);
+}
+
+/* The peer's entry stored after this flow last sent (another connection measured the
+ * path since) and fitting its RTT: the restart takes the entry's rate. */
+static void test_restart_takes_a_newer_entry(void)
+{
+	fresh();
+	serve_then_idle(&a);
+	seed(PEER, BW_100M / 2, RTT_US, 0);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 1 && a.tp.packets_out >= BDP_100M_50MS / 2 - 2 && a.tp.packets_out <= BDP_100M_50MS / 2 + 2,
+	      "the entry's BDP: sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+
+	fresh();
+	seed(PEER, BW_100M / 2, RTT_US, 0);
+	host_idle(5000000);
+	serve_then_idle(&a);  /* its own estimate is newer than the entry */
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 1 && a.tp.packets_out >= BDP_100M_50MS * 80 / 100, "its own: sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -528,5 +665,10 @@ int main(void)
 	test_html_jumps_and_the_objects_slow_start();
 	test_after_a_small_jump_slow_start_goes_on();
 	test_an_evicted_open_count_never_wraps();
+	test_idle_then_a_burst_resumes_at_the_flows_rate();
+	test_restart_without_the_sysctl_is_the_same_restart();
+	test_restart_into_a_slower_path_retreats();
+	test_short_idle_or_small_write_restarts_nothing();
+	test_restart_takes_a_newer_entry();
 	return check_report();
 }

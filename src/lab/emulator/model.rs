@@ -180,6 +180,8 @@ pub struct Direction<P> {
     trace_opportunity: Option<u64>,
     trace_bytes_left: u64,
     rng: SplitMix64,
+    /// A constant rate's fraction in force, in thousandths (`set_rate_permille`).
+    rate_permille: u32,
     pub counters: DirectionCounters,
 }
 
@@ -195,8 +197,15 @@ impl<P: Copy> Direction<P> {
             trace_opportunity: None,
             trace_bytes_left: 0,
             rng,
+            rate_permille: 1000,
             counters: DirectionCounters::default(),
         }
+    }
+
+    /// A constant rate runs at `permille` thousandths of its configured rate for the
+    /// packets offered from now on (1..=1000); a trace ignores it.
+    pub fn set_rate_permille(&mut self, permille: u32) {
+        self.rate_permille = permille.clamp(1, 1000);
     }
 
     /// Bytes in the buffer (waiting for or in transmission) at `now`.
@@ -283,7 +292,8 @@ impl<P: Copy> Direction<P> {
             LinkRate::Constant { bits_per_sec } => {
                 let start = self.link_free_ns.max(now_ns);
                 // u128: len * 8e9 overflows nothing, but keep the division exact.
-                let tx_ns = ((len as u128 * 8 * NS_PER_SEC as u128).div_ceil(*bits_per_sec as u128)) as u64;
+                let bits_per_sec = *bits_per_sec as u128 * self.rate_permille as u128 / 1000;
+                let tx_ns = ((len as u128 * 8 * NS_PER_SEC as u128).div_ceil(bits_per_sec.max(1))) as u64;
                 self.link_free_ns = start + tx_ns;
                 self.link_free_ns
             }
@@ -394,6 +404,18 @@ mod tests {
         assert_eq!(del1, 120 * US + 25 * MS);
         assert_eq!(dep2, 240 * US);
         assert_eq!(dep3, 360 * US);
+    }
+
+    #[test]
+    fn a_rate_change_applies_to_packets_offered_after_it() {
+        let mut d = constant(100, 0, 1_000_000);
+        let (dep1, _) = accepted(d.offer(0, 1500, 1));
+        d.set_rate_permille(200);
+        let (dep2, _) = accepted(d.offer(0, 1500, 2));
+        assert_eq!((dep1, dep2), (120 * US, 120 * US + 600 * US));
+        d.set_rate_permille(1000);
+        let (dep3, _) = accepted(d.offer(0, 1500, 3));
+        assert_eq!(dep3, dep2 + 120 * US);
     }
 
     #[test]

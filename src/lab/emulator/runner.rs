@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -120,6 +120,7 @@ pub struct ClientPort {
 pub struct Emulator {
     stop: Arc<AtomicBool>,
     next_ordinal: Arc<AtomicU64>,
+    down_rate_permille: Arc<AtomicU32>,
     handle: Option<JoinHandle<Result<EmulatorReport>>>,
 }
 
@@ -132,11 +133,13 @@ impl Emulator {
         let stop2 = stop.clone();
         let next_ordinal = Arc::new(AtomicU64::new(UNNAMED));
         let next_ordinal2 = next_ordinal.clone();
+        let down_rate_permille = Arc::new(AtomicU32::new(1000));
+        let down_rate_permille2 = down_rate_permille.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("emulator".into())
             .spawn(move || {
-                let mut lp = match Loop::new(spec, server, server_addrs, clients, next_ordinal2) {
+                let mut lp = match Loop::new(spec, server, server_addrs, clients, next_ordinal2, down_rate_permille2) {
                     Ok(lp) => {
                         let _ = ready_tx.send(Ok(()));
                         lp
@@ -149,7 +152,7 @@ impl Emulator {
                 lp.run(&stop2)
             })?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Emulator { stop, next_ordinal, handle: Some(handle) }),
+            Ok(Ok(())) => Ok(Emulator { stop, next_ordinal, down_rate_permille, handle: Some(handle) }),
             Ok(Err(e)) => {
                 let _ = handle.join();
                 bail!("emulator failed to start: {e}")
@@ -164,6 +167,13 @@ impl Emulator {
     /// same transmissions, as side-by-side copies do.
     pub fn name_next_flow(&self, ordinal: u64) {
         self.next_ordinal.store(ordinal, Ordering::SeqCst);
+    }
+
+    /// The downlink's rate from now on, as a fraction of its configured one (a
+    /// constant-rate link; a trace keeps its schedule): a path that changed while a
+    /// connection idled.
+    pub fn set_down_rate(&self, fraction: f64) {
+        self.down_rate_permille.store(((fraction * 1000.0).round() as u32).clamp(1, 1000), Ordering::SeqCst);
     }
 
     pub fn stop(mut self) -> Result<EmulatorReport> {
@@ -213,6 +223,8 @@ struct Loop {
     flows_per_link: Vec<u64>,
     /// An ordinal named for the next flow (`Emulator::name_next_flow`), or UNNAMED.
     next_ordinal: Arc<AtomicU64>,
+    /// `Emulator::set_down_rate`, in thousandths.
+    down_rate_permille: Arc<AtomicU32>,
     start_ns: u64,
 }
 
@@ -263,6 +275,7 @@ impl Loop {
         server_addrs: (Ipv4Addr, Ipv6Addr),
         clients: Vec<ClientPort>,
         next_ordinal: Arc<AtomicU64>,
+        down_rate_permille: Arc<AtomicU32>,
     ) -> Result<Loop> {
         if let Some(cpu) = spec.cpu {
             sys::pin_to_cpu(cpu)?;
@@ -304,6 +317,7 @@ impl Loop {
             loss_keys: HashMap::new(),
             flows_per_link: vec![0; links],
             next_ordinal,
+            down_rate_permille,
         })
     }
 
@@ -422,6 +436,9 @@ impl Loop {
             if downlink && self.spec.down.loss > 0.0 {
                 loss_key = self.loss_keys.get_mut(&key).and_then(|k| k.key(tcp));
             }
+        }
+        if downlink {
+            self.down[link].set_rate_permille(self.down_rate_permille.load(Ordering::Relaxed));
         }
         let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
         let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow }, loss_key);

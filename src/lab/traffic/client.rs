@@ -23,22 +23,7 @@ pub struct ClientFlow {
 /// request `size` bytes with congestion control `cc`, read to EOF. `stall`: once the
 /// first data arrives, stop reading for this long (an application that falls behind).
 pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, timeout: Duration, stall: Duration, interrupt: &Interrupt) -> Result<ClientFlow> {
-    let domain = if server.is_ipv6() { libc::AF_INET6 } else { libc::AF_INET };
-    // SAFETY: a plain socket(2); ownership goes to TcpStream below after connect.
-    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        bail!("socket: {}", std::io::Error::last_os_error());
-    }
-    // SAFETY: fd is ours; TcpStream closes it.
-    let stream = unsafe { TcpStream::from_raw_fd(fd) };
-    let one: libc::c_int = 1;
-    // SAFETY: setsockopt with an int option value.
-    unsafe { libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, &one as *const _ as *const _, 4) };
-    bind_raw(fd, local).with_context(|| format!("binding client socket to {local}"))?;
-    let start = Instant::now();
-    connect_raw(fd, server).with_context(|| format!("connecting to {server}"))?;
-    let handshake = start.elapsed();
-    let mut stream = stream;
+    let (mut stream, start, handshake) = connect_from(local, server)?;
     stream.write_all(format!("{size} {cc}\n").as_bytes())?;
     stream.set_read_timeout(Some(Duration::from_millis(200)))?;
     let mut buf = vec![0u8; 1 << 18];
@@ -67,6 +52,26 @@ pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, t
         bail!("received {got} of {size} bytes (server error? unknown congestion control '{cc}'?)");
     }
     Ok(ClientFlow { local, start, fct: last_byte - start, handshake, bytes: got })
+}
+
+/// A TCP connection from `local` to `server`, made in the calling thread's namespace:
+/// the stream, when connect() began and how long it took.
+pub(super) fn connect_from(local: SocketAddr, server: SocketAddr) -> Result<(TcpStream, Instant, Duration)> {
+    let domain = if server.is_ipv6() { libc::AF_INET6 } else { libc::AF_INET };
+    // SAFETY: a plain socket(2); ownership goes to TcpStream right after.
+    let fd = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        bail!("socket: {}", std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is ours; TcpStream closes it.
+    let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    let one: libc::c_int = 1;
+    // SAFETY: setsockopt with an int option value.
+    unsafe { libc::setsockopt(fd, libc::SOL_SOCKET, libc::SO_REUSEADDR, &one as *const _ as *const _, 4) };
+    bind_raw(fd, local).with_context(|| format!("binding client socket to {local}"))?;
+    let start = Instant::now();
+    connect_raw(fd, server).with_context(|| format!("connecting to {server}"))?;
+    Ok((stream, start, start.elapsed()))
 }
 
 fn sockaddr(addr: SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {

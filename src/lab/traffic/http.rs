@@ -36,7 +36,8 @@ pub enum PageProtocol {
 impl HttpServer {
     /// `cpu`: the core nginx runs on, away from the emulator's (its TLS work delayed
     /// the emulator's packets by milliseconds, which handshakes read as a queue).
-    pub fn start(netns: &str, ns: &File, tls: bool, page: Option<PageProtocol>, connections: u32, cpu: Option<usize>) -> Result<HttpServer> {
+    /// `keep_alive`: connections stay open between requests (a browser's always do).
+    pub fn start(netns: &str, ns: &File, tls: bool, page: Option<PageProtocol>, keep_alive: bool, connections: u32, cpu: Option<usize>) -> Result<HttpServer> {
         anyhow::ensure!(page.is_none() || tls, "the page mode is HTTPS");
         let dir = sys::private_temp_dir("headstart-http")?;
         std::fs::create_dir_all(dir.join("www"))?;
@@ -50,9 +51,10 @@ impl HttpServer {
         };
         // curl: one GET per connection. A browser keeps its connections for the page's
         // objects, and its page reports its load time to /plt, logged for the lab.
-        let page_conf = match page {
-            None => "  keepalive_timeout 0;\n".to_string(),
-            Some(_) => "  keepalive_timeout 60s;\n  keepalive_requests 10000;\n  types { text/html html; text/css css; application/javascript js; image/png png; }\n  log_format page_report '$request_uri';\n".to_string(),
+        let page_conf = match (page, keep_alive) {
+            (None, false) => "  keepalive_timeout 0;\n".to_string(),
+            (None, true) => "  keepalive_timeout 120s;\n  keepalive_requests 10000;\n".to_string(),
+            (Some(_), _) => "  keepalive_timeout 60s;\n  keepalive_requests 10000;\n  types { text/html html; text/css css; application/javascript js; image/png png; }\n  log_format page_report '$request_uri';\n".to_string(),
         };
         let report_location = match page {
             None => String::new(),

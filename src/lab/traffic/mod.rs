@@ -10,17 +10,20 @@
 //! to the arrival of the last byte.
 //!
 //! By role: server.rs (the sender), client.rs (the receiver), http.rs (nginx and
-//! curl instead of both), browser.rs (nginx and headless Chromium loading pages),
+//! curl instead of both), keepalive.rs (nginx and one persistent connection idling
+//! between responses), browser.rs (nginx and headless Chromium loading pages),
 //! tcp_info.rs (what is read of a socket).
 
 mod browser;
 mod client;
 mod http;
+mod keepalive;
 mod server;
 mod tcp_info;
 
 pub use client::{client_flow, ClientFlow};
 pub use browser::{page_load, PageLayout, PageLoad};
 pub use http::{curl_flow, HttpServer, PageProtocol, HTTP_PORT};
+pub use keepalive::KeepAlive;
 pub use server::{Server, ServerFlowInfo, SERVER_PORT};
 pub use tcp_info::{set_congestion, slow_start_exit, CwndSample, TcpInfo};

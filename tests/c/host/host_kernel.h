@@ -3,10 +3,12 @@
  * (in the style of quiche's test sender). A test drives it with verbs:
  *
  *   host_open(c, ops, peer, port, rtt)  handshake done: srtt from it, cwnd IW, init
- *   host_write(c, bytes)                the application writes; the sender sends
- *                                       what cwnd allows (min_tso_segs first, as
- *                                       tcp_write_xmit; CA_EVENT_TX_START when
- *                                       nothing was in flight)
+ *   host_write(c, bytes)                the application writes; after an idle
+ *                                       past the RTO the kernel's restart first
+ *                                       (sysctl tcp_slow_start_after_idle, host_net);
+ *                                       the sender sends what cwnd allows
+ *                                       (min_tso_segs first, as tcp_write_xmit;
+ *                                       CA_EVENT_TX_START when nothing was in flight)
  *   host_ack(c, n)                      the n oldest packets are acknowledged, when
  *                                       the path brings their ACK back: half the RTT
  *                                       out, a FIFO bottleneck of link_Bps with room
@@ -29,7 +31,7 @@
 #include <stdio.h>
 
 unsigned int CONFIG_HZ = 1000;
-static struct net host_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2 } };
+static struct net host_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_slow_start_after_idle = 1 } };
 
 #define HOST_MSS 1448U
 #define HOST_IW 10U
@@ -220,6 +222,7 @@ static inline void host_push(struct host_conn *c)
 		if (host_in_flight(tp) == 0)  /* tcp_event_data_sent(), before snd_nxt moves */
 			host_event(c, CA_EVENT_TX_START);
 		tp->snd_nxt += len;
+		tp->lsndtime = (__u32)bpf_jiffies64();
 		p->end_seq = tp->snd_nxt;
 		p->len = len;
 		p->sent_us = host_now_us();
@@ -266,6 +269,9 @@ static inline void host_open_with_uid(struct host_conn *c, const struct tcp_cong
 	tp->rx_opt.sack_ok = 1;
 	tp->rx_opt.snd_wscale = 7;
 	tp->tcp_mstamp = host_now_us();
+	tp->lsndtime = (__u32)bpf_jiffies64();
+	/* the kernel's RTO after a handshake's RTT sample: srtt + max(4 x rttvar, 200 ms), in jiffies */
+	tp->inet_conn.icsk_rto = (rtt_us + 200000) / 1000;
 	((host_init_fn)ops->init)(sk);
 	c->tp.inet_conn.icsk_ca_initialized = 1;
 	host_update_pacing_rate(c);
@@ -277,8 +283,31 @@ static inline void host_open(struct host_conn *c, const struct tcp_congestion_op
 	host_open_with_uid(c, ops, peer_ip, local_port, rtt_us, 0);
 }
 
+/* tcp_cwnd_restart(): CA_EVENT_CWND_RESTART, ssthresh kept at 3/4 of cwnd at least,
+ * cwnd halved per RTO idle, down to min(IW, cwnd). */
+static inline void host_cwnd_restart(struct host_conn *c, __s32 idle_jiffies)
+{
+	struct tcp_sock *tp = &c->tp;
+	__u32 restart = tp->snd_cwnd < HOST_IW ? tp->snd_cwnd : HOST_IW, cwnd = tp->snd_cwnd;
+	__u32 three_quarters = (tp->snd_cwnd >> 1) + (tp->snd_cwnd >> 2);
+
+	host_event(c, CA_EVENT_CWND_RESTART);
+	if (tp->snd_ssthresh < three_quarters)
+		tp->snd_ssthresh = three_quarters;
+	while ((idle_jiffies -= (__s32)tp->inet_conn.icsk_rto) > 0 && cwnd > restart)
+		cwnd >>= 1;
+	tp->snd_cwnd = cwnd > restart ? cwnd : restart;
+}
+
+/* tcp_sendmsg(): tcp_slow_start_after_idle_check() as the new data is queued, then
+ * tcp_push(). */
 static inline void host_write(struct host_conn *c, __u32 bytes)
 {
+	__s32 idle = (__s32)((__u32)bpf_jiffies64() - c->tp.lsndtime);
+
+	if (host_net.ipv4.sysctl_tcp_slow_start_after_idle && !c->tp.packets_out && !c->ops->cong_control &&
+	    idle > (__s32)c->tp.inet_conn.icsk_rto)
+		host_cwnd_restart(c, idle);
 	c->tp.write_seq += bytes;
 	host_push(c);
 }

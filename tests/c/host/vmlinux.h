@@ -28,6 +28,7 @@ struct in6_addr {
 
 struct netns_ipv4 {
 	__u8 sysctl_tcp_min_tso_segs;
+	__u8 sysctl_tcp_slow_start_after_idle;
 };
 
 struct net {
@@ -85,6 +86,7 @@ struct tcp_sock {
 	__u32 segs_out, data_segs_out, delivered;
 	__u32 rate_delivered, rate_interval_us;
 	__u64 bytes_acked, tcp_mstamp;
+	__u32 lsndtime;             /* jiffies of the last transmission */
 	unsigned long chrono_stat[3];
 	__u32 chrono_start;
 	__u8 chrono_type;
