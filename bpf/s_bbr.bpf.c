@@ -16,6 +16,9 @@
  *        │  loss/ECN/RTO before that: Safe Retreat — BBR goes to DRAIN (its
  *        │        estimate, not the cached rate, sets the pace), the entry deleted
  *        ▼
+ *   idle past the RTO, then more to send than IW ──► a careful restart (lib/restart.h),
+ *        BBR out of STARTUP into PROBE_BW at the rate it validates
+ *
  *   release ──► store {bw, BBR's min RTT}, bw the higher of BBR's max-filtered
  *               estimate and GCBE's (estimator.h; BBR's alone, the paper's, read low
  *               after a flow that ended in STARTUP), unless the BDP <= IW, or an entry exists and this flow
@@ -73,17 +76,33 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 	return hs_bbr_bw_to_Bps(bw, hs_tcp_sk(sk)->mss_cache);
 }
 
-#define BBR_DRAIN 1  /* enum bbr_mode in tcp_bbr.c */
+#define BBR_DRAIN 1     /* enum bbr_mode in tcp_bbr.c */
+#define BBR_PROBE_BW 2
+#define BBR_UNIT 256    /* gains' 1.0 */
+#define BBR_CRUISE 2    /* a PROBE_BW cycle phase of gain 1.0 (bbr_pacing_gain[]) */
 
 /* Safe Retreat, the RFC's BBR variant: congestion while resuming ends STARTUP and the
  * floors with it; DRAIN empties the queue the jump built, at BBR's own estimate
- * (samples are min(send rate, ACK rate), so the jump cannot inflate it). */
-static __always_inline void s_bbr_drain(struct sock *sk)
+ * (samples are min(send rate, ACK rate), so the jump cannot inflate it). After a
+ * restart the estimate is from before the idle, which the rate test has just found
+ * too high: BBR's max filter is set to the rate delivered (cwnd, the test's BDP, per
+ * min RTT), or DRAIN and PROBE_BW would go on at the old rate for ten rounds. */
+static __always_inline void s_bbr_drain(struct sock *sk, const struct hs_start *st)
 {
 	struct bbr *bbr = bbr_of(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
 
 	bbr->full_bw_reached = 1;
 	bbr->mode = BBR_DRAIN;
+	if (st->restarting && bbr->min_rtt_us && bbr->min_rtt_us != ~0U) {
+		__u32 bw = hs_bbr_bw_from_Bps((__u64)tp->snd_cwnd * tp->mss_cache * HS_USEC_PER_SEC / bbr->min_rtt_us, tp->mss_cache);
+
+		for (int i = 0; i < 3; i++) {
+			bbr->bw.s[i].t = bbr->rtt_cnt;
+			bbr->bw.s[i].v = bw;
+		}
+		bbr->lt_use_bw = 0;
+	}
 }
 
 /* BBR owns its pacing rate (cong_control): nothing recomputes it before the first
@@ -141,8 +160,9 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 			hs_after_ack(sk, HS_CC_S_BBR, &flow->start);
 			if (flow->start.resume.phase != HS_PHASE_NORMAL &&
 			    hs_rate_check(sk, HS_CC_S_BBR, &flow->start, bbr_of(sk)->min_rtt_us, rs->rtt_us > 0 ? (__u32)rs->rtt_us : 0))
-				s_bbr_drain(sk);
+				s_bbr_drain(sk, &flow->start);
 		}
+		hs_restart_on_ack(&flow->start);
 	}
 	bbr_main(sk, ack, flag, rs);
 }
@@ -217,8 +237,34 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 		return ssthresh;
 	/* BBR does not use ssthresh to size cwnd; the retreat's cwnd cap and DRAIN do. */
 	if (hs_retreat(sk, HS_CC_S_BBR, &flow->start, &retreat, &pipe))
-		s_bbr_drain(sk);
+		s_bbr_drain(sk, &flow->start);
 	return ssthresh;
+}
+
+/* After an idle past the RTO (lib/restart.h): armed again from the higher of BBR's
+ * estimate and GCBE's, as at release. BBR itself resumes at its old window and paced
+ * at its estimate, unchecked; a response that ended in STARTUP left gains of 2.89,
+ * and the next one after the idle lost ~190 segments per MB into a 1-BDP buffer
+ * (RESULTS: keep-alive). The restart ends STARTUP: BBR goes on in PROBE_BW, cruising,
+ * from the rate the restart validates (or the one its retreat measured). */
+static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flow *flow)
+{
+	struct bbr *bbr = bbr_of(sk);
+	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_finish(&flow->estimator, 1);
+	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us;
+
+	if (gcbe > bw)
+		bw = gcbe;
+	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
+		return;
+	if (bbr->mode != BBR_PROBE_BW) {
+		bbr->full_bw_reached = 1;
+		bbr->mode = BBR_PROBE_BW;
+		bbr->pacing_gain = BBR_UNIT;
+		bbr->cwnd_gain = 2 * BBR_UNIT;
+		bbr->cycle_idx = BBR_CRUISE;
+		bbr->cycle_mstamp = hs_tcp_sk(sk)->delivered_mstamp;
+	}
 }
 
 /* The start of every transmission (tcp_write_xmit): an armed flow with more to send
@@ -228,8 +274,11 @@ __u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
 {
 	struct s_bbr_flow *flow = bpf_sk_storage_get(&s_bbr_flows, sk, 0, 0);
 
-	if (flow)
+	if (flow) {
+		if (hs_restart_due(sk, &flow->start))
+			restart_after_idle(sk, flow);
 		hs_try_jump(sk, HS_CC_S_BBR, &flow->start, &s_bbr_policy);
+	}
 	return bbr_min_tso_segs(sk);
 }
 

@@ -607,15 +607,18 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	struct hs_recon_in in = {};
 	struct hs_jump j = {};
 	struct hs_path *p;
-	__u32 outcome, wanted;
+	__u32 outcome, wanted, limit;
 	int cut = 0;
 
 	if (st->startup && st->resume.phase == HS_PHASE_UNVALIDATED && tp->snd_cwnd < st->armed_cwnd) {
 		hs_extend_jump(sk, st, pol);
 		return 0;
 	}
+	/* A restart jumps for a write of more than IW, whatever window the idle left
+	 * (the kernel's restart, or the old window with the sysctl at 0, or BBR's). */
+	limit = st->restarting && tp->snd_cwnd > HS_INIT_CWND ? HS_INIT_CWND : tp->snd_cwnd;
 	wanted = hs_packets_wanted(tp);
-	if (!st->armed || wanted <= tp->snd_cwnd)
+	if (!st->armed || wanted <= limit)
 		return 0;
 	hs_set_armed(st, 0);
 	cfg = hs_get_config();
@@ -632,7 +635,7 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
 	if (outcome == HS_JUMPS) {
 		j = hs_size_jump(tp, st, &cfg, p, &in, others.armed + 1, wanted, &cut);
-		if (j.cwnd <= tp->snd_cwnd)
+		if (j.cwnd <= limit)
 			outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
 	}
 	/* A restart that Reconnaissance refuses ends quietly: the counters say how flows
@@ -686,10 +689,9 @@ static __always_inline int hs_restart_due(const struct sock *sk, const struct hs
 
 /* The restart itself: from the flow's own estimate (own_Bps over own_rtt_us) or the
  * peer's newer entry, whichever hs_restart_source picks, if Reconnaissance on the
- * latest RTT lets it jump; then armed as at init (the jump at hs_try_jump, when the
- * flow has more to send than its window), with cwnd at IW until then whatever the
- * sysctl. No window override: the receiver's window has grown with what the flow
- * delivered. Returns 1 if armed. */
+ * flow's min RTT lets it jump; then armed as at init (the jump at hs_try_jump, for a
+ * write of more than IW). No window override: the receiver's window has grown with
+ * what the flow delivered. Returns 1 if armed. */
 static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_start *st, const struct hs_policy *pol,
 						 __u64 own_Bps, __u32 own_rtt_us)
 {
@@ -737,8 +739,6 @@ static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_star
 	st->budget_waited = 0;
 	st->armed_cwnd = hs_size_jump(tp, st, &cfg, from, &in, 1, 0, &cut).cwnd;
 	hs_set_armed(st, 1);
-	if (tp->snd_cwnd > HS_INIT_CWND)
-		tp->snd_cwnd = HS_INIT_CWND;
 	return 1;
 }
 

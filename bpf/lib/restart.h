@@ -11,9 +11,10 @@
  * rate test a quarter RTT into Validating, Safe Retreat on a loss. The rate is the
  * flow's own estimate (its GCBE cycles so far), or the path table's entry for the
  * peer when that was stored after this flow last sent and its RTT fits this flow's.
- * Whatever the sysctl, the window is IW until then: a write that fits in IW goes out
- * as it would have after the kernel's restart, and the restart lasts only until that
- * write's first ACK.
+ * Whatever the sysctl: a write of more than IW packets jumps (the window the idle
+ * left, IW after the kernel's restart or the old one without it, is replaced by the
+ * jump's); a smaller one goes out with that window, as without headstart, and the
+ * restart lasts only until its first ACK.
  * Units: jiffies (the kernel's idle test), nanoseconds (CLOCK_BOOTTIME). */
 #ifndef HS_RESTART_H
 #define HS_RESTART_H

@@ -59,13 +59,14 @@ impl KeepAlive {
                 continue;
             }
             head.extend_from_slice(&buf[..n]);
-            if head.len() > 16384 {
-                bail!("no end of the response's header in 16 KB");
-            }
-            if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
-                let header = String::from_utf8_lossy(&head[..end]).to_string();
-                body_len = Some(content_length(&header)?);
-                got = (head.len() - end - 4) as u64;
+            // One read may bring the header and much of the body.
+            match head.windows(4).position(|w| w == b"\r\n\r\n") {
+                Some(end) => {
+                    body_len = Some(content_length(&String::from_utf8_lossy(&head[..end]))?);
+                    got = (head.len() - end - 4) as u64;
+                }
+                None if head.len() > 16384 => bail!("no end of the response's header in 16 KB"),
+                None => {}
             }
         }
         if got != size {
