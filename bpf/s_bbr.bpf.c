@@ -246,17 +246,28 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
  * at its estimate, unchecked; a response that ended in STARTUP left gains of 2.89,
  * and the next one after the idle lost ~190 segments per MB into a 1-BDP buffer
  * (RESULTS: keep-alive). The restart ends STARTUP: BBR goes on in PROBE_BW, cruising,
- * from the rate the restart validates (or the one its retreat measured). */
+ * from the rate the restart validates (or the one its retreat measured). Its max
+ * filter starts from that rate: BBR's own, from a response that ended in STARTUP,
+ * read low, and cruising at it a 256 KB response took 95 ms against bbr's 87. */
 static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flow *flow)
 {
 	struct bbr *bbr = bbr_of(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_finish(&flow->estimator, 1);
-	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us;
+	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us, units;
 
 	if (gcbe > bw)
 		bw = gcbe;
 	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
 		return;
+	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
+	if (units > bbr->bw.s[0].v) {
+		for (int i = 0; i < 3; i++) {
+			bbr->bw.s[i].t = bbr->rtt_cnt;
+			bbr->bw.s[i].v = units;
+		}
+		bbr->lt_use_bw = 0;
+	}
 	if (bbr->mode != BBR_PROBE_BW) {
 		bbr->full_bw_reached = 1;
 		bbr->mode = BBR_PROBE_BW;

@@ -1032,10 +1032,6 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.min_rtt_us = min_rtt_us;
 	entry.stored_ns = bpf_ktime_get_boot_ns();
 	entry.flows = old ? old->flows + 1 : 1;
-	entry.handshakes = old ? old->handshakes : 0;
-	entry.busy_share = old ? old->busy_share : 0;
-	entry.overruns = old ? old->overruns : 0;
-	entry.overrun_s = old ? old->overrun_s : 0;
 	entry.source = cc;
 	mark.flags = old ? old->flags : 0;
 	mark.clean_segs = old ? old->clean_segs : 0;
@@ -1043,7 +1039,27 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 			     tp->total_retrans, tp->segs_out);
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
-	bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_ANY);
+	if (old) {
+		/* In place: what the peer's other flows write into the entry meanwhile (its
+		 * handshakes and busy share, a receiver's overrun) stays theirs, which a
+		 * replace from the snapshot above lost. A reader between two of these writes
+		 * may take the new rate with the old min RTT: two measurements of one peer. */
+		old->bw_bytes_per_s = entry.bw_bytes_per_s;
+		old->min_rtt_us = entry.min_rtt_us;
+		old->stored_ns = entry.stored_ns;
+		old->flows = entry.flows;
+		old->agreed = entry.agreed;
+		old->flags = entry.flags;
+		old->clean_segs = entry.clean_segs;
+		old->source = entry.source;
+		hs_count(cc, HS_STORES);
+		return;
+	}
+	/* A new entry; one a concurrent flow made first wins (its estimate is as new). */
+	if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {
+		hs_count(cc, HS_SKIPPED);
+		return;
+	}
 	hs_count(cc, HS_STORES);
 }
 
