@@ -18,7 +18,7 @@ demo: build
 
 # Unit tests, and the host tests of the algorithm headers compiled into the BPF programs.
 unit-test: setup
-	cargo test --release --locked --lib --bins --test bpf_algorithms --test readme
+	cargo test --release --locked --lib --bins --test bpf_algorithms --test readme --test fuzz
 
 # Privileged end-to-end tests (namespaces, TUN, BPF) share the machine's two cores with
 # the emulator, and the BPF tests own headstart's pinned state: one at a time, with an
