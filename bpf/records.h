@@ -54,7 +54,7 @@ enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT 
  * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
  * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
-#define HS_COUNTERS_VERSION 4       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts */
+#define HS_COUNTERS_VERSION 5       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -100,6 +100,7 @@ enum hs_counter {
 	HS_ARMED,                   /* Reconnaissance said go at init: the jump waits until the flow has more to send than its window */
 	HS_NO_JUMP_NEEDED,          /* ... and it never had (or lost first): the kernel's start, nothing taken from the entry */
 	HS_RESTARTS,                /* careful restarts after an idle past the RTO (lib/restart.h): Unvalidated entered again */
+	HS_FAST_OPEN,               /* TCP Fast Open flows (init at the SYN, the source unproven): the kernel's, table untouched */
 	HS_STATEFUL_COUNTERS,
 };
 

@@ -53,6 +53,7 @@ struct hs_start {
 	__u8 budget_waited;         /* the peer's budget was spent when it would have jumped: it waits, armed */
 	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
 	__u8 restarting;            /* armed by an idle restart (lib/restart.h): the jump reads restart_from */
+	__u8 fast_open;             /* a TCP Fast Open child, started at the SYN: the kernel's, nothing written */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
@@ -69,6 +70,8 @@ struct hs_start {
  * is decided, when the resume ends and at release. */
 static __always_inline void hs_log(enum hs_cc_id cc, const struct hs_start *st, __u32 released)
 {
+	if (st->fast_open)  /* its source may be spoofed: no entry of its own (hs_gatekeep) */
+		return;
 	struct hs_flow_outcome o = { .cc = cc, .outcome = st->outcome, .jump_cwnd = st->start_cwnd,
 				     .pipe_pkts = st->resume.pipe_pkts, .phase = st->resume.phase, .released = released,
 				     .cached_bw_bytes_per_s = st->cached_Bps,
@@ -328,6 +331,14 @@ struct hs_policy {
  * kernel's own, table untouched), mode off. Returns the outcome, or 0 to go on. */
 static __always_inline __u32 hs_gatekeep(const struct sock *sk, struct hs_start *st, const struct hs_config *cfg)
 {
+	/* A TCP Fast Open child runs init at the SYN (tcp_fastopen_create_child), before
+	 * any handshake: with cookie-less TFO a spoofed source would reach its peer's
+	 * budget, busy share and entry, and fill the outcomes. It is the kernel's, as an
+	 * untrusted flow is, and logs no outcome. */
+	if (((const struct tcp_sock *)sk)->fastopen_rsk) {
+		st->untrusted = st->fast_open = 1;
+		return HS_FAST_OPEN;
+	}
 	/* The controllers are in tcp_allowed_congestion_control (and are every socket's
 	 * if one is the default), so a local user's own flows would write entries for any
 	 * address it reaches, delete entries by retreating, and read a peer's

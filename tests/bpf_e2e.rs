@@ -1461,3 +1461,104 @@ fn a_flow_whose_init_the_kernel_skipped_starts_at_its_first_transmission() {
         assert_eq!(counter(&st, cc, "flows"), 2 + u64::from(init_ran), "{cc}: and counted as a start (after its init, if that ran)");
     }
 }
+
+/// A network namespace of this test's own, deleted when it drops (pass or fail).
+struct PrivateNetns(String);
+
+impl PrivateNetns {
+    fn new(tag: &str) -> PrivateNetns {
+        let name = format!("hse2e-{tag}-{}", std::process::id());
+        assert!(Command::new("ip").args(["netns", "add", &name]).status().unwrap().success());
+        let ns = PrivateNetns(name);
+        assert!(Command::new("ip").args(["-n", &ns.0, "link", "set", "lo", "up"]).status().unwrap().success());
+        ns
+    }
+    fn file(&self) -> std::fs::File {
+        std::fs::File::open(format!("/run/netns/{}", self.0)).unwrap()
+    }
+}
+
+impl Drop for PrivateNetns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+/// One connection over the namespace's loopback to a listener running `cc` with TCP
+/// Fast Open: the client's first bytes ride in its SYN when `fast_open`, so the
+/// server's child socket (and its controller's init) exists before any handshake.
+/// The server answers with 200 KB.
+fn loopback_exchange(ns: &PrivateNetns, cc: &str, port: u16, fast_open: bool) {
+    let cc = cc.to_string();
+    headstart::sys::run_in_netns(&ns.file(), None, move || {
+        use std::io::{Read, Write};
+        use std::os::fd::FromRawFd;
+        // SAFETY: plain socket calls on descriptors this closure owns; the listener and
+        // the client are handed to std types that close them.
+        unsafe {
+            let l = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            let one: libc::c_int = 1;
+            libc::setsockopt(l, libc::SOL_SOCKET, libc::SO_REUSEADDR, &one as *const _ as *const _, 4);
+            anyhow::ensure!(libc::setsockopt(l, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cc.as_ptr() as *const _, cc.len() as u32) == 0, "TCP_CONGESTION {cc}");
+            let qlen: libc::c_int = 16;
+            anyhow::ensure!(libc::setsockopt(l, libc::IPPROTO_TCP, libc::TCP_FASTOPEN, &qlen as *const _ as *const _, 4) == 0, "TCP_FASTOPEN");
+            let addr = libc::sockaddr_in { sin_family: libc::AF_INET as _, sin_port: port.to_be(), sin_addr: libc::in_addr { s_addr: u32::from_ne_bytes([127, 0, 0, 1]) }, sin_zero: [0; 8] };
+            let sa = &addr as *const _ as *const libc::sockaddr;
+            let len = std::mem::size_of::<libc::sockaddr_in>() as u32;
+            anyhow::ensure!(libc::bind(l, sa, len) == 0 && libc::listen(l, 16) == 0, "bind/listen");
+            let listener = std::net::TcpListener::from_raw_fd(l);
+            let c = libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0);
+            let hello = b"GET";
+            if fast_open {
+                anyhow::ensure!(libc::sendto(c, hello.as_ptr() as *const _, hello.len(), libc::MSG_FASTOPEN, sa, len) == hello.len() as isize, "sendto MSG_FASTOPEN: {}", std::io::Error::last_os_error());
+            } else {
+                anyhow::ensure!(libc::connect(c, sa, len) == 0, "connect");
+            }
+            let mut client = std::net::TcpStream::from_raw_fd(c);
+            if !fast_open {
+                client.write_all(hello)?;
+            }
+            let (mut server, _) = listener.accept()?;
+            let mut req = [0u8; 3];
+            server.read_exact(&mut req)?;
+            server.write_all(&vec![7u8; 200 * 1024])?;
+            drop(server);
+            let mut got = Vec::new();
+            client.read_to_end(&mut got)?;
+            anyhow::ensure!(got.len() == 200 * 1024, "{} bytes", got.len());
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+/// TCP Fast Open runs the controller's init at the SYN, before the handshake proves the
+/// source (with cookie-less TFO a spoofed SYN creates the child): such a flow is the
+/// kernel's and leaves the table alone; the same peer's ordinary connection finds its
+/// entry. What only the kernel shows: a TFO child's init sees fastopen_rsk set.
+#[test]
+fn a_fast_open_flow_is_the_kernels_and_touches_nothing() {
+    let _f = Fresh::new("tfo");
+    ok(&["load"]);
+    let ns = PrivateNetns::new("tfo");
+    // Client and server TFO, no cookie needed: the SYN's data is accepted at once.
+    assert!(Command::new("ip").args(["netns", "exec", &ns.0, "sysctl", "-qw", "net.ipv4.tcp_fastopen=0x203"]).status().unwrap().success());
+    ok(&["table", "set", "127.0.0.1", "--bw", "1gbit", "--rtt", "1ms"]);
+    let before: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--json"])).unwrap();
+    loopback_exchange(&ns, "s_cubic", 7301, true);
+    std::thread::sleep(Duration::from_millis(200));
+    let st = status();
+    assert_eq!((counter(&st, "s_cubic", "flows"), counter(&st, "s_cubic", "fast_open")), (1, 1), "{st}");
+    for none in ["hits", "misses", "jumps", "stores", "armed"] {
+        assert_eq!(counter(&st, "s_cubic", none), 0, "{none}: {st}");
+    }
+    let after: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--json"])).unwrap();
+    for field in ["bw_bytes_per_s", "min_rtt_us", "flows", "handshakes", "busy_pct"] {
+        assert_eq!(after[field], before[field], "{field}: {before} -> {after}");
+    }
+    // The control: an ordinary handshake to the same listener reads the entry.
+    loopback_exchange(&ns, "s_cubic", 7302, false);
+    std::thread::sleep(Duration::from_millis(200));
+    let st = status();
+    assert_eq!((counter(&st, "s_cubic", "flows"), counter(&st, "s_cubic", "fast_open"), counter(&st, "s_cubic", "hits")), (2, 1, 1), "{st}");
+}

@@ -147,7 +147,7 @@ pub struct Counter {
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
 /// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
-pub const COUNTERS_VERSION: u64 = 4;
+pub const COUNTERS_VERSION: u64 = 5;
 /// The slot that holds it.
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
@@ -189,6 +189,18 @@ pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
         "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
         "overrun_no_rwnd", "armed", "no_jump_needed",
     ],
+), (
+    4,
+    &[
+        "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
+        "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate",
+        "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
+        "shadow_ratio_lt_0.91", "shadow_ratio_le_1.1", "shadow_ratio_le_1.25", "shadow_ratio_le_2", "shadow_ratio_le_4",
+        "shadow_ratio_gt_4", "lossy_no_rwnd", "probe_queue_exits", "hooks_missed", "reject_small",
+        "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
+        "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
+        "overrun_no_rwnd", "armed", "no_jump_needed", "restarts",
+    ],
 )];
 
 macro_rules! counters {
@@ -220,6 +232,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
     "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
     "armed" = "HS_ARMED", "no_jump_needed" = "HS_NO_JUMP_NEEDED", "restarts" = "HS_RESTARTS",
+    "fast_open" = "HS_FAST_OPEN",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -848,7 +861,7 @@ mod tests {
         let (v, last) = COUNTER_HISTORY[COUNTER_HISTORY.len() - 1];
         assert_eq!(v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
         let added: Vec<&str> = STATEFUL_COUNTERS.iter().map(|c| c.name).filter(|n| !last.contains(n)).collect();
-        assert_eq!(added, ["restarts"], "v4 added restarts and nothing else");
+        assert_eq!(added, ["fast_open"], "v5 added fast_open and nothing else");
     }
 
     #[test]

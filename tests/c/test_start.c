@@ -643,6 +643,36 @@ static void test_restart_takes_a_newer_entry(void)
 	host_close(&a);
 }
 
+/* A TCP Fast Open child: init runs at the SYN, its source unproven. The kernel's start,
+ * and nothing of the peer's read or written: no hit, no open count, no busy share or
+ * handshake, no outcome, no store. */
+static void test_a_fast_open_flow_touches_nothing(void)
+{
+	struct hs_addr key = peer_key(PEER);
+	struct hs_path before;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	before = *entry(PEER);
+	host_next_fastopen_rsk = &a;
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_next_fastopen_rsk = 0;
+	CHECK(counter(HS_FAST_OPEN) == 1 && counter(HS_HITS) == 0 && counter(HS_MISSES) == 0, "fast_open %llu",
+	      (unsigned long long)counter(HS_FAST_OPEN));
+	CHECK(!bpf_map_lookup_elem(&hs_open, &key), "not counted among the peer's open flows");
+	CHECK(!bpf_map_lookup_elem(&hs_outcomes, &flow_of(&a)->start.key), "no outcome logged");
+	host_write(&a, 2000000);
+	CHECK(a.tp.packets_out == HOST_IW && counter(HS_JUMPS) == 0, "the kernel's IW: sent %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_idle(1000000);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_RESTARTS) == 0, "no restart either");
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(counter(HS_STORES) == 0 && entry(PEER) && !memcmp(entry(PEER), &before, sizeof(before)), "the entry as it was");
+	CHECK(!bpf_map_lookup_elem(&hs_outcomes, &flow_of(&a)->start.key), "no outcome at release");
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -670,5 +700,6 @@ int main(void)
 	test_restart_into_a_slower_path_retreats();
 	test_short_idle_or_small_write_restarts_nothing();
 	test_restart_takes_a_newer_entry();
+	test_a_fast_open_flow_touches_nothing();
 	return check_report();
 }

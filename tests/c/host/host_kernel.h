@@ -242,6 +242,9 @@ static inline void host_push(struct host_conn *c)
 	tp->is_cwnd_limited = host_in_flight(tp) >= tp->snd_cwnd;
 }
 
+/* Set before host_open for a TCP Fast Open child (init runs at its SYN). */
+static void *host_next_fastopen_rsk;
+
 static inline void host_open_with_uid(struct host_conn *c, const struct tcp_congestion_ops *ops, __u32 peer_ip,
 				      __u16 local_port, __u32 rtt_us, __u32 uid)
 {
@@ -270,6 +273,7 @@ static inline void host_open_with_uid(struct host_conn *c, const struct tcp_cong
 	tp->rx_opt.snd_wscale = 7;
 	tp->tcp_mstamp = host_now_us();
 	tp->lsndtime = (__u32)bpf_jiffies64();
+	tp->fastopen_rsk = host_next_fastopen_rsk;
 	/* the kernel's RTO after a handshake's RTT sample: srtt + max(4 x rttvar, 200 ms), in jiffies */
 	tp->inet_conn.icsk_rto = (rtt_us + 200000) / 1000;
 	((host_init_fn)ops->init)(sk);

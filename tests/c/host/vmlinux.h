@@ -87,6 +87,7 @@ struct tcp_sock {
 	__u32 rate_delivered, rate_interval_us;
 	__u64 bytes_acked, tcp_mstamp;
 	__u32 lsndtime;             /* jiffies of the last transmission */
+	void *fastopen_rsk;         /* a TCP Fast Open child until its handshake completes */
 	unsigned long chrono_stat[3];
 	__u32 chrono_start;
 	__u8 chrono_type;
