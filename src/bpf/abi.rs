@@ -152,10 +152,10 @@ pub const COUNTERS_VERSION: u64 = 5;
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
 /// The counter layouts of earlier releases, by version: each controller's counter
-/// names in slot order (None: as today). Version 1 had no version slot.
-pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
+/// names in slot order. Version 1 had no version slot.
+pub const COUNTER_HISTORY: &[(u64, CounterLayout)] = &[(
     1,
-    &[
+    CounterLayout::Names(&[
         "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
         "reject_busy", "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate", "loss_no_queue",
         "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
@@ -164,10 +164,10 @@ pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
         "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
         "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
         "overrun_no_rwnd",
-    ],
+    ]),
 ), (
     2,
-    &[
+    CounterLayout::Names(&[
         "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
         "reject_busy", "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate",
         "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
@@ -176,32 +176,31 @@ pub const COUNTER_HISTORY: &[(u64, &[&str])] = &[(
         "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
         "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
         "overrun_no_rwnd", "armed", "no_jump_needed",
-    ],
+    ]),
 ), (
+    // Appended to since: each later layout is today's first counters.
     3,
-    &[
-        "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
-        "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate",
-        "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
-        "shadow_ratio_lt_0.91", "shadow_ratio_le_1.1", "shadow_ratio_le_1.25", "shadow_ratio_le_2", "shadow_ratio_le_4",
-        "shadow_ratio_gt_4", "lossy_no_rwnd", "probe_queue_exits", "hooks_missed", "reject_small",
-        "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
-        "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
-        "overrun_no_rwnd", "armed", "no_jump_needed",
-    ],
+    CounterLayout::TodaysFirst(48), // ... "armed", "no_jump_needed"
 ), (
     4,
-    &[
-        "flows", "hits", "misses", "stores", "discards", "skipped", "expired", "reject_no_rtt", "reject_rtt_shorter", "reject_rtt_longer",
-        "jumps", "rate_limited", "validated", "retreat_loss", "retreat_ecn", "retreat_rto", "retreat_rate",
-        "off", "shadow_would_jump", "shadow_scored", "shadow_ratio_lt_0.25", "shadow_ratio_lt_0.5", "shadow_ratio_lt_0.8",
-        "shadow_ratio_lt_0.91", "shadow_ratio_le_1.1", "shadow_ratio_le_1.25", "shadow_ratio_le_2", "shadow_ratio_le_4",
-        "shadow_ratio_gt_4", "lossy_no_rwnd", "probe_queue_exits", "hooks_missed", "reject_small",
-        "rwnd_receiver_behind", "store_jump_only", "no_queue_overflows", "probe_drain_answered", "untrusted", "busy_no_rwnd",
-        "yielded_jumps", "shared_no_rwnd", "shared_quiet_rwnd", "reject_siblings", "inits_late", "rwnd_receiver_overrun",
-        "overrun_no_rwnd", "armed", "no_jump_needed", "restarts",
-    ],
+    CounterLayout::TodaysFirst(49), // ... "restarts"
 )];
+
+/// An earlier release's stateful counter layout: its names whole, or (for releases
+/// that only appended) how many of today's come first.
+pub enum CounterLayout {
+    Names(&'static [&'static str]),
+    TodaysFirst(usize),
+}
+
+impl CounterLayout {
+    pub fn names(&self) -> Vec<&'static str> {
+        match self {
+            CounterLayout::Names(n) => n.to_vec(),
+            CounterLayout::TodaysFirst(k) => STATEFUL_COUNTERS.iter().take(*k).map(|c| c.name).collect(),
+        }
+    }
+}
 
 macro_rules! counters {
     ($($name:literal = $c:literal),* $(,)?) => { &[$(Counter { name: $name, c_name: $c }),*] };
@@ -856,12 +855,17 @@ mod tests {
     /// could keep.
     #[test]
     fn the_counter_history_covers_todays_counters() {
-        let (_, v1) = COUNTER_HISTORY[0];
-        assert_eq!(v1.len(), 50, "the 44-knob release had 50 stateful counters");
-        let (v, last) = COUNTER_HISTORY[COUNTER_HISTORY.len() - 1];
-        assert_eq!(v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
+        assert_eq!(COUNTER_HISTORY[0].1.names().len(), 50, "the 44-knob release had 50 stateful counters");
+        let (v, last) = &COUNTER_HISTORY[COUNTER_HISTORY.len() - 1];
+        assert_eq!(*v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
+        let last = last.names();
         let added: Vec<&str> = STATEFUL_COUNTERS.iter().map(|c| c.name).filter(|n| !last.contains(n)).collect();
         assert_eq!(added, ["fast_open"], "v5 added fast_open and nothing else");
+        // v3 was v2 without reject_busy; v4 v3 with restarts.
+        let v2 = COUNTER_HISTORY[1].1.names();
+        let v3 = COUNTER_HISTORY[2].1.names();
+        assert_eq!(v3, v2.iter().copied().filter(|n| *n != "reject_busy").collect::<Vec<_>>());
+        assert_eq!(COUNTER_HISTORY[3].1.names(), [v3, vec!["restarts"]].concat());
     }
 
     #[test]

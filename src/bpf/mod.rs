@@ -323,7 +323,7 @@ fn read_old_counters(m: &PinnedMap) -> Vec<(usize, &'static str, u64)> {
     let mut out = Vec::new();
     for (cc, c) in CONTROLLER_ABI.iter().enumerate() {
         // The history names the stateful controllers' layout; suss's is unchanged.
-        let layout: Vec<&'static str> = if c.counters.len() == abi::STATEFUL_COUNTERS.len() { names.to_vec() } else { c.counters.iter().map(|k| k.name).collect() };
+        let layout: Vec<&'static str> = if c.counters.len() == abi::STATEFUL_COUNTERS.len() { names.names() } else { c.counters.iter().map(|k| k.name).collect() };
         for (i, name) in layout.into_iter().enumerate() {
             if let Ok(v) = m.percpu_sum((cc * abi::COUNTERS_PER_CC + i) as u32) {
                 if v > 0 {
