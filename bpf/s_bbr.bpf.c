@@ -53,6 +53,7 @@ extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
 struct s_bbr_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
 	struct hs_estimator estimator; /* GCBE beside BBR's own */
+	__u64 startup_pacing;       /* a restart from STARTUP: BBR's pacing rate then (restart_after_idle) */
 };
 
 struct {
@@ -76,7 +77,8 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 	return hs_bbr_bw_to_Bps(bw, hs_tcp_sk(sk)->mss_cache);
 }
 
-#define BBR_DRAIN 1     /* enum bbr_mode in tcp_bbr.c */
+#define BBR_STARTUP 0   /* enum bbr_mode in tcp_bbr.c */
+#define BBR_DRAIN 1
 #define BBR_PROBE_BW 2
 #define BBR_UNIT 256    /* gains' 1.0 */
 #define BBR_CRUISE 2    /* a PROBE_BW cycle phase of gain 1.0 (bbr_pacing_gain[]) */
@@ -141,6 +143,62 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
 	start_flow(sk);
 }
 
+/* After an idle past the RTO (lib/restart.h): armed again from the higher of BBR's
+ * estimate and GCBE's, as at release; BBR's max filter starts from that rate. BBR
+ * itself resumes at its old window and pace, unchecked: a response that ended in
+ * STARTUP left gains of 2.89, and the next one after the idle lost ~20 segments per
+ * MB into a 1-BDP buffer (RESULTS: keep-alive). From STARTUP the estimate is a lower
+ * bound (a paced 256 KB response read 45 of 100 Mbit/s): the jump keeps STARTUP's
+ * pace where that is faster (restart_pace), its window the estimate's BDP, which
+ * bounds the queue; paced at the estimate, a 256 KB response took 95 ms against bbr's
+ * 87. At the jump's first ACK BBR leaves STARTUP (restart_cruise). */
+static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flow *flow)
+{
+	struct bbr *bbr = bbr_of(sk);
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_finish(&flow->estimator, 1);
+	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us, units;
+
+	if (gcbe > bw)
+		bw = gcbe;
+	flow->startup_pacing = bbr->mode == BBR_STARTUP ? sk->sk_pacing_rate : 0;
+	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
+		return;
+	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
+	if (units > bbr->bw.s[0].v) {
+		for (int i = 0; i < 3; i++) {
+			bbr->bw.s[i].t = bbr->rtt_cnt;
+			bbr->bw.s[i].v = units;
+		}
+		bbr->lt_use_bw = 0;
+	}
+}
+
+/* While a restart's jump is Unvalidated (it grows with the application's writes,
+ * each resetting the pace to the estimate's): STARTUP's pace, where faster. */
+static __always_inline void restart_pace(struct sock *sk, const struct s_bbr_flow *flow)
+{
+	if (flow->start.restarting && flow->start.startup && flow->startup_pacing > sk->sk_pacing_rate)
+		sk->sk_pacing_rate = flow->startup_pacing;
+}
+
+/* At a restart's first ACK: BBR goes on in PROBE_BW, cruising, from the rate the
+ * restart validates (from DRAIN, the one its retreat measured), not in STARTUP, whose
+ * 2.89x gains would overflow the path the jump has just filled. */
+static __always_inline void restart_cruise(struct sock *sk)
+{
+	struct bbr *bbr = bbr_of(sk);
+
+	if (bbr->mode != BBR_STARTUP)
+		return;
+	bbr->full_bw_reached = 1;
+	bbr->mode = BBR_PROBE_BW;
+	bbr->pacing_gain = BBR_UNIT;
+	bbr->cwnd_gain = 2 * BBR_UNIT;
+	bbr->cycle_idx = BBR_CRUISE;
+	bbr->cycle_mstamp = hs_tcp_sk(sk)->delivered_mstamp;
+}
+
 SEC("struct_ops")
 void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rate_sample *rs)
 {
@@ -151,6 +209,8 @@ void BPF_PROG(s_bbr_main, struct sock *sk, __u32 ack, int flag, const struct rat
 	if (flow && rs->acked_sacked > 0) {
 		if (hs_jump_acked(&flow->start, tp)) {
 			hs_first_ack(sk, HS_CC_S_BBR, &flow->start, tp->packets_out);
+			if (flow->start.restarting)
+				restart_cruise(sk);
 		} else if (flow->start.startup) {
 			;  /* acknowledges data from before the jump */
 		} else if (flow->start.resume.phase != HS_PHASE_VALIDATING) {
@@ -241,43 +301,6 @@ __u32 BPF_PROG(s_bbr_ssthresh, struct sock *sk)
 	return ssthresh;
 }
 
-/* After an idle past the RTO (lib/restart.h): armed again from the higher of BBR's
- * estimate and GCBE's, as at release. BBR itself resumes at its old window and paced
- * at its estimate, unchecked; a response that ended in STARTUP left gains of 2.89,
- * and the next one after the idle lost ~190 segments per MB into a 1-BDP buffer
- * (RESULTS: keep-alive). The restart ends STARTUP: BBR goes on in PROBE_BW, cruising,
- * from the rate the restart validates (or the one its retreat measured). Its max
- * filter starts from that rate: BBR's own, from a response that ended in STARTUP,
- * read low, and cruising at it a 256 KB response took 95 ms against bbr's 87. */
-static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flow *flow)
-{
-	struct bbr *bbr = bbr_of(sk);
-	struct tcp_sock *tp = hs_tcp_sk(sk);
-	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_finish(&flow->estimator, 1);
-	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us, units;
-
-	if (gcbe > bw)
-		bw = gcbe;
-	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
-		return;
-	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
-	if (units > bbr->bw.s[0].v) {
-		for (int i = 0; i < 3; i++) {
-			bbr->bw.s[i].t = bbr->rtt_cnt;
-			bbr->bw.s[i].v = units;
-		}
-		bbr->lt_use_bw = 0;
-	}
-	if (bbr->mode != BBR_PROBE_BW) {
-		bbr->full_bw_reached = 1;
-		bbr->mode = BBR_PROBE_BW;
-		bbr->pacing_gain = BBR_UNIT;
-		bbr->cwnd_gain = 2 * BBR_UNIT;
-		bbr->cycle_idx = BBR_CRUISE;
-		bbr->cycle_mstamp = hs_tcp_sk(sk)->delivered_mstamp;
-	}
-}
-
 /* The start of every transmission (tcp_write_xmit): an armed flow with more to send
  * than its window jumps here, before its first packet of the response leaves. */
 SEC("struct_ops")
@@ -289,6 +312,7 @@ __u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
 		if (hs_restart_due(sk, &flow->start))
 			restart_after_idle(sk, flow);
 		hs_try_jump(sk, HS_CC_S_BBR, &flow->start, &s_bbr_policy);
+		restart_pace(sk, flow);
 	}
 	return bbr_min_tso_segs(sk);
 }
