@@ -89,6 +89,17 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
  * restart the estimate is from before the idle, which the rate test has just found
  * too high: BBR's max filter is set to the rate delivered (cwnd, the test's BDP, per
  * min RTT), or DRAIN and PROBE_BW would go on at the old rate for ten rounds. */
+/* BBR's max bandwidth filter set to one rate (BBR's units), the long-term policer's
+ * estimate out of use: the model starts over from it. */
+static __always_inline void bbr_set_max_bw(struct bbr *bbr, __u32 units)
+{
+	for (int i = 0; i < 3; i++) {
+		bbr->bw.s[i].t = bbr->rtt_cnt;
+		bbr->bw.s[i].v = units;
+	}
+	bbr->lt_use_bw = 0;
+}
+
 static __always_inline void s_bbr_drain(struct sock *sk, const struct hs_start *st)
 {
 	struct bbr *bbr = bbr_of(sk);
@@ -96,15 +107,9 @@ static __always_inline void s_bbr_drain(struct sock *sk, const struct hs_start *
 
 	bbr->full_bw_reached = 1;
 	bbr->mode = BBR_DRAIN;
-	if (st->restarting && bbr->min_rtt_us && bbr->min_rtt_us != ~0U) {
-		__u32 bw = hs_bbr_bw_from_Bps((__u64)tp->snd_cwnd * tp->mss_cache * HS_USEC_PER_SEC / bbr->min_rtt_us, tp->mss_cache);
-
-		for (int i = 0; i < 3; i++) {
-			bbr->bw.s[i].t = bbr->rtt_cnt;
-			bbr->bw.s[i].v = bw;
-		}
-		bbr->lt_use_bw = 0;
-	}
+	if (st->restarting && bbr->min_rtt_us && bbr->min_rtt_us != ~0U)
+		bbr_set_max_bw(bbr, hs_bbr_bw_from_Bps((__u64)tp->snd_cwnd * tp->mss_cache * HS_USEC_PER_SEC / bbr->min_rtt_us,
+						       tp->mss_cache));
 }
 
 /* BBR owns its pacing rate (cong_control): nothing recomputes it before the first
@@ -165,13 +170,8 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flo
 	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
 		return;
 	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
-	if (units > bbr->bw.s[0].v) {
-		for (int i = 0; i < 3; i++) {
-			bbr->bw.s[i].t = bbr->rtt_cnt;
-			bbr->bw.s[i].v = units;
-		}
-		bbr->lt_use_bw = 0;
-	}
+	if (units > bbr->bw.s[0].v)
+		bbr_set_max_bw(bbr, units);
 }
 
 /* While a restart's jump is Unvalidated (it grows with the application's writes,

@@ -721,7 +721,7 @@ static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_star
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
 	own_until_ns = hs_last_sent_ns(now_ns, (__u32)bpf_jiffies64(), tp->lsndtime, CONFIG_HZ);
 	own_ok = hs_worth_storing(own_Bps, own_rtt_us, tp->mss_cache);
-	source = hs_restart_source(own_ok, own_until_ns, p && hs_rtt_fits(p->min_rtt_us, own_rtt_us, HS_RTT_MATCH),
+	source = hs_restart_source(own_ok, own_until_ns, p && hs_rtt_check(p->min_rtt_us, own_rtt_us, HS_RTT_MATCH) == HS_RECON_JUMP,
 				   p ? p->stored_ns : 0);
 	if (source == HS_RESTART_NONE)
 		return 0;

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{counter, fails, hs, measured, run_ok as ok, status, unflagged, unflagged_unless, Fresh, BIN, DEFAULT_CC};
+use common::{counter, fails, hs, measured, run_ok as ok, status, unflagged, unflagged_unless, Fresh, TestNetns, BIN, DEFAULT_CC};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -1462,33 +1462,11 @@ fn a_flow_whose_init_the_kernel_skipped_starts_at_its_first_transmission() {
     }
 }
 
-/// A network namespace of this test's own, deleted when it drops (pass or fail).
-struct PrivateNetns(String);
-
-impl PrivateNetns {
-    fn new(tag: &str) -> PrivateNetns {
-        let name = format!("hse2e-{tag}-{}", std::process::id());
-        assert!(Command::new("ip").args(["netns", "add", &name]).status().unwrap().success());
-        let ns = PrivateNetns(name);
-        assert!(Command::new("ip").args(["-n", &ns.0, "link", "set", "lo", "up"]).status().unwrap().success());
-        ns
-    }
-    fn file(&self) -> std::fs::File {
-        std::fs::File::open(format!("/run/netns/{}", self.0)).unwrap()
-    }
-}
-
-impl Drop for PrivateNetns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-    }
-}
-
 /// One connection over the namespace's loopback to a listener running `cc` with TCP
 /// Fast Open: the client's first bytes ride in its SYN when `fast_open`, so the
 /// server's child socket (and its controller's init) exists before any handshake.
 /// The server answers with 200 KB.
-fn loopback_exchange(ns: &PrivateNetns, cc: &str, port: u16, fast_open: bool) {
+fn loopback_exchange(ns: &TestNetns, cc: &str, port: u16, fast_open: bool) {
     let cc = cc.to_string();
     headstart::sys::run_in_netns(&ns.file(), None, move || {
         use std::io::{Read, Write};
@@ -1540,7 +1518,7 @@ fn loopback_exchange(ns: &PrivateNetns, cc: &str, port: u16, fast_open: bool) {
 fn a_fast_open_flow_is_the_kernels_and_touches_nothing() {
     let _f = Fresh::new("tfo");
     ok(&["load"]);
-    let ns = PrivateNetns::new("tfo");
+    let ns = TestNetns::new("hs-e2e-tfo");
     // Client and server TFO, no cookie needed: the SYN's data is accepted at once.
     assert!(Command::new("ip").args(["netns", "exec", &ns.0, "sysctl", "-qw", "net.ipv4.tcp_fastopen=0x203"]).status().unwrap().success());
     ok(&["table", "set", "127.0.0.1", "--bw", "1gbit", "--rtt", "1ms"]);

@@ -332,32 +332,20 @@ fn tc_filters(dev: &str) -> String {
 
 /// Two namespaces of this test's own joined by a veth pair: a server side (where the
 /// operator's filter and headstart's override sit) and a client side.
-struct VethPair;
+struct VethPair(#[allow(dead_code)] [common::TestNetns; 2]);
 const TC_SRV: &str = "hs-e2e-tcsrv";
 const TC_CLI: &str = "hs-e2e-tccli";
 impl VethPair {
     fn new() -> VethPair {
         let ip = |args: &[&str]| assert!(std::process::Command::new("ip").args(args).status().unwrap().success(), "ip {args:?}");
-        for ns in [TC_SRV, TC_CLI] {
-            let _ = std::process::Command::new("ip").args(["netns", "del", ns]).output();
-            ip(&["netns", "add", ns]);
-        }
-        let pair = VethPair;
+        let pair = VethPair([common::TestNetns::new(TC_SRV), common::TestNetns::new(TC_CLI)]);
         ip(&["-n", TC_SRV, "link", "add", "hs-tcs", "type", "veth", "peer", "name", "hs-tcc", "netns", TC_CLI]);
         ip(&["-n", TC_SRV, "addr", "add", "10.253.7.1/30", "dev", "hs-tcs"]);
         ip(&["-n", TC_CLI, "addr", "add", "10.253.7.2/30", "dev", "hs-tcc"]);
         for (ns, dev) in [(TC_SRV, "hs-tcs"), (TC_CLI, "hs-tcc")] {
             ip(&["-n", ns, "link", "set", dev, "up"]);
-            ip(&["-n", ns, "link", "set", "lo", "up"]);
         }
         pair
-    }
-}
-impl Drop for VethPair {
-    fn drop(&mut self) {
-        for ns in [TC_SRV, TC_CLI] {
-            let _ = std::process::Command::new("ip").args(["netns", "del", ns]).output();
-        }
     }
 }
 

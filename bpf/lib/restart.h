@@ -43,22 +43,13 @@ enum hs_restart_from {
 };
 
 /* Which memory a restart resumes from: the table's entry if one fits the flow's RTT
- * (table_fits) and was stored after the flow last sent (it knows more of the path
+ * (table_fits: resume.h's hs_rtt_check) and was stored after the flow last sent (it knows more of the path
  * now), else the flow's own estimate if it has one worth a jump (own_ok). */
 HS_INLINE enum hs_restart_from hs_restart_source(int own_ok, __u64 own_until_ns, int table_fits, __u64 table_stored_ns)
 {
 	if (table_fits && (!own_ok || table_stored_ns > own_until_ns))
 		return HS_RESTART_TABLE;
 	return own_ok ? HS_RESTART_OWN : HS_RESTART_NONE;
-}
-
-/* An entry's min RTT fits the flow's smoothed RTT within the factor Reconnaissance
- * allows (hs_reconnaissance's test). */
-HS_INLINE int hs_rtt_fits(__u32 saved_rtt_us, __u32 cur_rtt_us, __u32 factor)
-{
-	__u64 f = factor ? factor : 1;
-
-	return saved_rtt_us && cur_rtt_us && (__u64)cur_rtt_us * f >= saved_rtt_us && cur_rtt_us <= (__u64)saved_rtt_us * f;
 }
 
 #endif

@@ -105,18 +105,29 @@ HS_INLINE __u32 hs_room_pkts(__u64 saved_bdp_pkts, __u32 sibling_pkts)
 	return room > 0xffffffffULL ? 0xffffffffU : (__u32)room;
 }
 
+/* Whether the current RTT is the saved path's: within rtt_match (a factor, >= 1)
+ * either way; HS_RECON_JUMP if so, else the reason. */
+HS_INLINE enum hs_recon hs_rtt_check(__u32 saved_rtt_us, __u32 cur_rtt_us, __u32 rtt_match)
+{
+	__u64 f = rtt_match ? rtt_match : 1;
+
+	if (!cur_rtt_us || !saved_rtt_us)
+		return HS_RECON_NO_RTT;
+	if ((__u64)cur_rtt_us * f < saved_rtt_us)
+		return HS_RECON_RTT_SHORTER;
+	if (cur_rtt_us > (__u64)saved_rtt_us * f)
+		return HS_RECON_RTT_LONGER;
+	return HS_RECON_JUMP;
+}
+
 HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 {
-	__u64 f = in->rtt_match ? in->rtt_match : 1;
+	enum hs_recon rtt = hs_rtt_check(in->saved_rtt_us, in->cur_rtt_us, in->rtt_match);
 
 	if (in->max_age_s && in->now_ns - in->stored_ns > (__u64)in->max_age_s * 1000000000ULL)
 		return HS_RECON_EXPIRED;
-	if (!in->cur_rtt_us || !in->saved_rtt_us)
-		return HS_RECON_NO_RTT;
-	if ((__u64)in->cur_rtt_us * f < in->saved_rtt_us)
-		return HS_RECON_RTT_SHORTER;
-	if (in->cur_rtt_us > (__u64)in->saved_rtt_us * f)
-		return HS_RECON_RTT_LONGER;
+	if (rtt != HS_RECON_JUMP)
+		return rtt;
 	if (in->saved_bdp_pkts < in->min_saved_pkts)
 		return HS_RECON_SMALL;
 	if (in->sibling_pkts && hs_room_pkts(in->saved_bdp_pkts, in->sibling_pkts) < hs_room_min_pkts(in->min_saved_pkts))

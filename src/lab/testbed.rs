@@ -223,9 +223,8 @@ impl Testbed {
             return self.keep_alive_flow(http, keep_alive, client, peer, cc, size, ipv6);
         }
         let conns = self.http.as_ref().map_or(1, |h| h.connections);
-        let port = self.next_port.fetch_add(conns as u16, Ordering::Relaxed);
-        anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
-        let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
+        let local = self.client_end(client, peer, ipv6, conns)?;
+        let port = local.port();
         // A failed flow is a row with an error, not the end of the run.
         let (server, client_flow) = match &self.http {
             Some(http) => {
@@ -255,15 +254,22 @@ impl Testbed {
         Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window, page: None })
     }
 
+    /// The client end of a flow from peer `peer` of client `client`: its address and the
+    /// first of `ports` local ports (a flow's connections take consecutive ones).
+    fn client_end(&self, client: usize, peer: usize, ipv6: bool, ports: u32) -> Result<SocketAddr> {
+        let port = self.next_port.fetch_add(ports as u16, Ordering::Relaxed);
+        anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
+        Ok(SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port))
+    }
+
     /// One persistent connection: a first response of `size` bytes, an idle (the
     /// downlink's rate changed for it, if asked), then the measured response of the
     /// same size, its retransmissions from the server namespace's counters around it.
     #[allow(clippy::too_many_arguments)]
     fn keep_alive_flow(&self, http: &HttpServer, (idle, rate): (Duration, f64), client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
         let host = &self.topo.clients[client];
-        let port = self.next_port.fetch_add(1, Ordering::Relaxed);
-        anyhow::ensure!(port >= FIRST_CLIENT_PORT, "ran out of client ports (more than 55,000 flows in one run)");
-        let local = SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port);
+        let local = self.client_end(client, peer, ipv6, 1)?;
+        let port = local.port();
         let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
         let path = http.file_for(size)?;
         let (timeout, interrupt) = (self.flow_timeout, self.interrupt.clone());
@@ -276,9 +282,7 @@ impl Testbed {
             let before = read_snmp_tcp(&self.topo.server.netns)?;
             let flow = conn.get(&path, size, timeout, &self.interrupt);
             let after = read_snmp_tcp(&self.topo.server.netns)?;
-            let retrans = after.get("RetransSegs").unwrap_or(&0).saturating_sub(*before.get("RetransSegs").unwrap_or(&0));
-            drop(conn);
-            Ok(flow.map(|f| (f, retrans)))
+            Ok(flow.map(|f| (f, counter_delta(&before, &after, "RetransSegs"))))
         });
         emulator.set_down_rate(1.0);
         self.interrupt.check()?;
@@ -310,7 +314,7 @@ impl Testbed {
         // The last connections close when the browser goes; their records come a round trip later.
         std::thread::sleep(RELEASE_WAIT.min(Duration::from_millis(500)));
         let tcp_after = read_snmp_tcp(&self.topo.server.netns)?;
-        let delta = |k: &str| tcp_after.get(k).unwrap_or(&0).saturating_sub(*tcp_before.get(k).unwrap_or(&0));
+        let delta = |k: &str| counter_delta(&tcp_before, &tcp_after, k);
         let starts = match (controller, starts_before, counters()) {
             (Some(a), Some(b), Some(n)) => Some(
                 a.counters
@@ -425,6 +429,11 @@ impl Testbed {
 
 /// The start outcomes a page row counts (of headstart's controllers' counters).
 const PAGE_START_COUNTERS: &[&str] = &["hits", "misses", "jumps", "validated", "rate_limited", "retreat_loss", "retreat_rto", "retreat_rate", "reject_rtt_shorter", "reject_rtt_longer", "reject_siblings", "reject_small", "no_jump_needed"];
+
+/// How much counter `k` grew between two readings.
+fn counter_delta(before: &std::collections::BTreeMap<String, u64>, after: &std::collections::BTreeMap<String, u64>, k: &str) -> u64 {
+    after.get(k).unwrap_or(&0).saturating_sub(*before.get(k).unwrap_or(&0))
+}
 
 /// A namespace's TCP counters (/proc/net/snmp "Tcp": PassiveOpens, RetransSegs ...).
 fn read_snmp_tcp(netns: &str) -> Result<std::collections::BTreeMap<String, u64>> {

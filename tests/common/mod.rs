@@ -178,3 +178,27 @@ pub fn counter(status: &serde_json::Value, cc: &str, name: &str) -> u64 {
     let c = status["controllers"].as_array().unwrap().iter().find(|c| c["name"] == cc).expect("controller listed");
     c["counters"][name].as_u64().unwrap_or_else(|| panic!("{cc} has no counter {name}: {c}"))
 }
+
+/// A network namespace of a test's own, its loopback up: one left by an earlier run
+/// under the same name is removed first, and this one when it drops (pass or fail).
+pub struct TestNetns(pub String);
+
+impl TestNetns {
+    pub fn new(name: &str) -> TestNetns {
+        let _ = Command::new("ip").args(["netns", "del", name]).output();
+        assert!(Command::new("ip").args(["netns", "add", name]).status().unwrap().success(), "ip netns add {name}");
+        let ns = TestNetns(name.to_string());
+        assert!(Command::new("ip").args(["-n", name, "link", "set", "lo", "up"]).status().unwrap().success());
+        ns
+    }
+
+    pub fn file(&self) -> std::fs::File {
+        std::fs::File::open(format!("/run/netns/{}", self.0)).unwrap()
+    }
+}
+
+impl Drop for TestNetns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).output();
+    }
+}
