@@ -201,7 +201,7 @@ struct hs_open_flows {
 	__u32 pkts_out;
 	__u64 last_loss_ns;
 	__u32 armed;                /* of them, armed: waiting for data to jump with (stateful.h) */
-	__u32 pad;
+	__u32 starting;             /* of them, in their jump's first round (Unvalidated, paced) */
 };
 _Static_assert(sizeof(struct hs_open_flows) == 24, "hs_open_flows is 24 bytes (was a __u32 count, then 16 bytes)");
 

@@ -215,10 +215,12 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 	if (!cwnd)
 		return;
 	tp->snd_cwnd = cwnd;
-	/* A jump smaller than the entry allowed (the response was, or the peer's other
-	 * flows held the rest) tested its data, not the path: the kernel's slow start and
-	 * HyStart go on from it, for what the application writes next. */
-	if (flow->start.resume.phase == HS_PHASE_VALIDATING && flow->start.start_cwnd >= flow->start.armed_cwnd) {
+	/* A jump cut to what the flow had to send (a small response, or an HTML page
+	 * before its objects) tested its data, not the path: the kernel's slow start and
+	 * HyStart go on from it, for what the application writes next. A jump of the
+	 * entry, or of the flow's share of it beside the peer's other flows (which hold
+	 * the rest: slow start in six of them at once overflowed the buffer), probes. */
+	if (flow->start.resume.phase == HS_PHASE_VALIDATING && !flow->start.data_cut) {
 		hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 0);
 		if (cwnd < flow->start.start_cwnd)
 			flow->probe.floor_cap = flow->start.start_cwnd;

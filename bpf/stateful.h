@@ -54,6 +54,7 @@ struct hs_start {
 	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
 	__u8 restarting;            /* armed by an idle restart (lib/restart.h): the jump reads restart_from */
 	__u8 fast_open;             /* a TCP Fast Open child, started at the SYN: the kernel's, nothing written */
+	__u8 data_cut;              /* the jump in force is what the flow had to send, less than its share */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
@@ -182,6 +183,7 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 	others->pkts_out = 0;
 	others->last_loss_ns = 0;
 	others->armed = 0;
+	others->starting = 0;
 	if (!n) {
 		if (!bpf_map_update_elem(&hs_open, &st->path, &one, BPF_NOEXIST)) {
 			st->open_counted = 1;
@@ -212,24 +214,46 @@ static __always_inline void hs_sub_floor(__u32 *v, __u32 k)
 	}
 }
 
-/* Armed or not, in the peer's count of flows waiting for data to jump with: the
- * budget's sharers are the flow that jumps and those (hs_size_jump). */
-static __always_inline void hs_set_armed(struct hs_start *st, __u8 armed)
+/* One of the peer's counts of its flows (armed, or starting) up or down by one. */
+static __always_inline void hs_open_count(const struct hs_start *st, int starting, int up)
 {
 	struct hs_open_flows *n;
+	__u32 *count;
 
-	if (st->armed == armed)
-		return;
-	st->armed = armed;
 	if (!st->open_counted)
 		return;
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
 	if (!n)
 		return;
-	if (armed)
-		__sync_fetch_and_add(&n->armed, 1);
+	count = starting ? &n->starting : &n->armed;
+	if (up)
+		__sync_fetch_and_add(count, 1);
 	else
-		hs_sub_floor(&n->armed, 1);
+		hs_sub_floor(count, 1);
+}
+
+/* Armed or not, in the peer's count of flows waiting for data to jump with: the
+ * budget's sharers are the flow that jumps, those, and the ones in their jump's first
+ * round (hs_set_startup). */
+static __always_inline void hs_set_armed(struct hs_start *st, __u8 armed)
+{
+	if (st->armed == armed)
+		return;
+	st->armed = armed;
+	hs_open_count(st, 0, armed);
+}
+
+/* In the jump's first round (Unvalidated, paced) or not, counted in the peer's
+ * `starting`: a sibling that jumps or grows its jump meanwhile shares the budget with
+ * it evenly. Counted by the room alone (what each reported in flight), the first of
+ * six HTTPS connections grew its 16 KB first jump into all its response wanted as
+ * nginx wrote, and the last found no room: it slow-started from IW beside them. */
+static __always_inline void hs_set_startup(struct hs_start *st, __u8 startup)
+{
+	if (st->startup == startup)
+		return;
+	st->startup = startup;
+	hs_open_count(st, 1, startup);
 }
 
 static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
@@ -305,7 +329,7 @@ static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
 		hs_set_max_pacing(sk, st->saved_max_pacing);
 		st->capped = 0;
 	}
-	st->startup = 0;
+	hs_set_startup(st, 0);
 }
 
 /* The resume is over (validated, rate limited, or a retreat): counted as `why`, the
@@ -424,8 +448,7 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
 
 /* The jump's size: the entry's BDP, cut by its busy share, capped by the knobs, by
  * the room the peer's other flows leave of its budget (lib/resume.h), by an even share
- * of it among `sharers` (this flow and the peer's flows still armed, waiting for their
- * data), and by what this flow has to send (`need` packets; 0: no cap). The even
+ * of it among `sharers` (hs_sharers), and by what this flow has to send (`need` packets; 0: no cap). The even
  * share: six browser connections of 700 KB each, the first taking the whole BDP, left
  * the other five to slow-start beside it from IW: the page took 794 ms against kernel
  * cubic's 711. Shared among every open connection instead, a flow right after another
@@ -450,7 +473,8 @@ static __always_inline struct hs_jump hs_size_jump(const struct tcp_sock *tp, co
 		max_cwnd = hs_max_u32((__u32)(in->saved_bdp_pkts / sharers), hs_room_min_pkts(in->min_saved_pkts));
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
 			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, cut);
-	if (need && need < j.cwnd)
+	j.data_cut = need && need < j.cwnd;
+	if (j.data_cut)
 		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
 	/* Beside the peer's flows in flight, each jump is paced at its window per RTT:
 	 * the budget bounds their windows' sum by the BDP, so their rates sum to at most
@@ -469,6 +493,7 @@ static __always_inline void hs_set_jump(struct sock *sk, struct hs_start *st, co
 {
 	hs_tcp_sk(sk)->snd_cwnd = j->cwnd;
 	st->start_cwnd = st->resume.jump_cwnd = j->cwnd;
+	st->data_cut = j->data_cut;
 	st->resume.jump_Bps = j->pacing_Bps;
 	hs_open_report(st, j->cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
 	sk->sk_pacing_rate = j->pacing_Bps;
@@ -494,7 +519,7 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 		st->capped = 1;
 	}
 	hs_set_jump(sk, st, j);
-	st->startup = 1;
+	hs_set_startup(st, 1);
 	st->path_lossy = !!(p->flags & HS_PATH_LOSSY);
 	/* The override lasts until the jump is validated or the first sign of loss (hs_unmark). */
 	if (st->restarting) {
@@ -557,7 +582,15 @@ static __always_inline void hs_others(const struct hs_start *st, struct hs_open_
 		others->pkts_out = n->pkts_out > st->reported_out ? n->pkts_out - st->reported_out : 0;
 		others->last_loss_ns = n->last_loss_ns;
 		others->armed = n->armed > st->armed ? n->armed - st->armed : 0;
+		others->starting = n->starting > st->startup ? n->starting - st->startup : 0;
 	}
+}
+
+/* The budget's sharers at a jump: this flow, the peer's flows armed (waiting for data)
+ * and those in their jump's first round. */
+static __always_inline __u32 hs_sharers(const struct hs_open_flows *others)
+{
+	return others->armed + others->starting + 1;
 }
 
 /* The memory a jump is made from: a restart's (lib/restart.h), else the peer's entry. */
@@ -593,7 +626,7 @@ static __always_inline void hs_extend_jump(struct sock *sk, struct hs_start *st,
 	hs_others(st, &others);
 	if (hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0) != HS_JUMPS)
 		return;
-	j = hs_size_jump(tp, st, &cfg, p, &in, others.armed + 1, wanted, &cut);
+	j = hs_size_jump(tp, st, &cfg, p, &in, hs_sharers(&others), wanted, &cut);
 	if (j.cwnd <= tp->snd_cwnd)
 		return;
 	hs_set_jump(sk, st, &j);
@@ -645,7 +678,7 @@ static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct
 	else
 		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
 	if (outcome == HS_JUMPS) {
-		j = hs_size_jump(tp, st, &cfg, p, &in, others.armed + 1, wanted, &cut);
+		j = hs_size_jump(tp, st, &cfg, p, &in, hs_sharers(&others), wanted, &cut);
 		if (j.cwnd <= limit)
 			outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
 	}
@@ -973,6 +1006,8 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_watched = 0;
 	}
+	if (st->startup)  /* released within the jump's first round: it leaves the count */
+		hs_open_count(st, 1, 0);
 	hs_open_leave(st);
 	hs_log(cc, st, 1);
 }

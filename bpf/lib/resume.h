@@ -137,6 +137,7 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 
 struct hs_jump {
 	__u32 cwnd;                 /* packets */
+	__u32 data_cut;             /* 1: no more than the flow had to send (stateful.h hs_size_jump) */
 	__u64 pacing_Bps;
 };
 

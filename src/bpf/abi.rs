@@ -93,7 +93,7 @@ c_record! {
         pub pkts_out: u32,
         pub last_loss_ns: u64,
         pub armed: u32,
-        pub pad: u32,
+        pub starting: u32,
     }
 }
 

@@ -294,6 +294,57 @@ static void test_six_connections_draw_on_one_budget(void)
 	CHECK(counter(HS_NO_JUMP_NEEDED) == 1, "the preconnect needed none");
 }
 
+/* Six HTTPS connections at once (curl --parallel, a browser's): each response of 115
+ * packets written 16 KB record by record, the six interleaved as nginx serves them.
+ * Each jump starts with its first record and grows with the next ones, but only to an
+ * even share of the budget while its siblings are armed or in their first round: the
+ * first to grow once took all it wanted, and the last found no room and slow-started
+ * from IW. After their first round the six probe from their shares (slow start in all
+ * six at once overflowed a 1-BDP buffer) and send the rest. */
+static void test_six_tls_connections_share_as_they_write(void)
+{
+	static struct host_conn conns[6];
+	__u32 sum = 0, share = BDP_100M_50MS / 6;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	for (int i = 0; i < 6; i++) {
+		host_open(&conns[i], ops, PEER, 50001 + i, RTT_US);
+		host_write(&conns[i], 300);  /* the session tickets: within IW */
+	}
+	for (int r = 0; r < 11; r++)
+		for (int i = 0; i < 6; i++)
+			host_write(&conns[i], 16384 + 22);
+	for (int i = 0; i < 6; i++) {
+		CHECK(flow_of(&conns[i])->start.outcome == HS_JUMPS, "connection %d jumped", i);
+		CHECK(conns[i].tp.snd_cwnd + 1 >= share && conns[i].tp.snd_cwnd <= share + 1,
+		      "connection %d: an even share (%u): %u", i, share, conns[i].tp.snd_cwnd);
+		sum += conns[i].tp.packets_out;
+	}
+	CHECK(sum <= BDP_100M_50MS, "together within the saved BDP: %u", sum);
+	for (int i = 0; i < 6; i++)
+		host_ack(&conns[i], 2);
+	for (int i = 0; i < 6; i++)
+		CHECK(flow_of(&conns[i])->probe.active, "connection %d probes from its share", i);
+	for (int busy = 1, guard = 0; busy && guard < 100000; guard++) {  /* their ACKs interleaved, as they come */
+		busy = 0;
+		for (int i = 0; i < 6; i++) {
+			host_ack(&conns[i], 2);
+			busy |= conns[i].count != 0;
+		}
+	}
+	for (int i = 0; i < 6; i++)
+		host_close(&conns[i]);
+	CHECK(counter(HS_VALIDATED) == 6 && counter(HS_REJECT_SIBLINGS) == 0, "six validated, none waited: %llu",
+	      (unsigned long long)counter(HS_REJECT_SIBLINGS));
+	{
+		struct hs_addr k = peer_key(PEER);
+		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
+
+		CHECK(!n || (n->open == 0 && n->armed == 0 && n->starting == 0), "all counted out at release");
+	}
+}
+
 static void test_override_refusals_have_one_reason_each(void)
 {
 	struct hs_path *p;
@@ -685,6 +736,7 @@ int main(void)
 	test_response_below_the_bdp_jumps_to_its_size();
 	test_second_connection_waits_for_the_budget();
 	test_six_connections_draw_on_one_budget();
+	test_six_tls_connections_share_as_they_write();
 	test_an_idle_open_connection_takes_no_share();
 	test_override_refusals_have_one_reason_each();
 	test_tls_exchange_jumps_when_the_response_comes();
