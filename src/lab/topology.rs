@@ -74,9 +74,16 @@ struct Created(Vec<String>);
 impl Drop for Created {
     fn drop(&mut self) {
         for name in self.0.drain(..).rev() {
-            let _ = sys::run("ip", &["netns", "delete", &name]);
+            let _ = delete_netns(&name);
         }
     }
+}
+
+/// Deletes a lab namespace, its TCP sockets aborted first (SOCK_DESTROY: a run stopped
+/// early may leave connections open; the testbed's own teardown drains them first).
+fn delete_netns(name: &str) -> Result<String> {
+    let _ = sys::run("ip", &["netns", "exec", name, "ss", "-K", "-t", "-a"]);
+    sys::run("ip", &["netns", "delete", name])
 }
 
 impl Topology {
@@ -177,10 +184,26 @@ impl Topology {
     /// (`initcwnd N`, the way CDNs raise it) and a per-route congestion control
     /// (`congctl X`, which also applies to accepted connections). None removes each.
     pub fn set_server_route(&self, initcwnd: Option<u32>, congctl: Option<&str>) -> Result<()> {
+        self.route_from_server(&[("-4", "10.77.0.0/16".into()), ("-6", "fd77::/32".into())], initcwnd, congctl)
+    }
+
+    /// The server's route to one client's addresses (its own and its aliases): more
+    /// specific than the clients' prefix, so a mixed run's clients keep their own
+    /// controllers whatever the prefix's route says.
+    pub fn set_client_route(&self, client: usize, initcwnd: Option<u32>, congctl: Option<&str>) -> Result<()> {
+        let mut prefixes = Vec::new();
+        for peer in 0..self.peers_per_client {
+            prefixes.push(("-4", format!("{}/32", self.peer_addr(client, peer, false))));
+            prefixes.push(("-6", format!("{}/128", self.peer_addr(client, peer, true))));
+        }
+        self.route_from_server(&prefixes, initcwnd, congctl)
+    }
+
+    fn route_from_server(&self, prefixes: &[(&str, String)], initcwnd: Option<u32>, congctl: Option<&str>) -> Result<()> {
         let n = self.server.netns.as_str();
         let iw = initcwnd.map(|w| w.to_string());
-        for (family, prefix) in [("-4", "10.77.0.0/16"), ("-6", "fd77::/32")] {
-            let mut args = vec!["-n", n, family, "route", "replace", prefix, "dev", TUN_NAME];
+        for (family, prefix) in prefixes {
+            let mut args = vec!["-n", n, family, "route", "replace", prefix.as_str(), "dev", TUN_NAME];
             if let Some(w) = &iw {
                 args.extend(["initcwnd", w.as_str()]);
             }
@@ -214,7 +237,7 @@ pub fn sweep_leftovers() -> Result<Vec<String>> {
         let owner: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
         let alive = owner.is_some_and(process_alive);
         if !alive {
-            sys::run("ip", &["netns", "delete", &name])?;
+            delete_netns(&name)?;
             swept.push(name);
         }
     }
