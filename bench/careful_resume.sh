@@ -11,8 +11,9 @@
 #               cubic (bbr), the other s_cubic (s_bbr), against both on the kernel's
 #               (FLOWS per run, default 200; ~30 min)
 #   KNOBS (environment): extra `headstart config` assignments for every run
-#   APP (environment): the clean and error parts' application (lab, http, https;
-#     default the lab's own sender)
+#   APP (environment): the application (lab, http, https; default the lab's own
+#     sender), and CONNECTIONS: each flow over this many connections at once (http,
+#     https: curl --parallel, 1/N of the bytes each), in every part
 #   PAIRS (environment): the fairness part's pairs (default "cubic,s_cubic cubic,cubic
 #     bbr,s_bbr bbr,bbr")
 #   SEEDS, LOADS, MEANS (environment): the fairness part's Poisson seeds (default 21),
@@ -41,7 +42,7 @@ if has clean; then
   for rtt in 10ms 50ms 100ms; do
     for buf in 0.5bdp 1bdp; do
       fresh
-      $HS lab sweep --cc cubic,s_cubic --warm --rate 100mbit --rtt $rtt --buffer $buf --reps 2 ${APP:+--app $APP} \
+      $HS lab sweep --cc cubic,s_cubic --warm --rate 100mbit --rtt $rtt --buffer $buf --reps 2 ${APP:+--app $APP} ${CONNECTIONS:+--connections $CONNECTIONS} \
         --quiet --no-plot --out "$OUT/clean-$rtt-$buf" > "$OUT/clean-$rtt-$buf.txt"
     done
   done
@@ -51,7 +52,7 @@ if has error; then
   for knob in bw_scale_pct=20 bw_scale_pct=50 bw_scale_pct=200 bw_scale_pct=1000 rtt_scale_pct=40 rtt_scale_pct=1200; do
     fresh
     $HS lab knobs $knob >/dev/null
-    $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 ${APP:+--app $APP} \
+    $HS lab sweep --cc cubic,s_cubic,bbr,s_bbr --warm --sizes 64k,256k,1m,4m,8m --reps 2 ${APP:+--app $APP} ${CONNECTIONS:+--connections $CONNECTIONS} \
       --quiet --no-plot --out "$OUT/error-${knob/=/-}" > "$OUT/error-${knob/=/-}.txt"
   done
   fresh
@@ -69,6 +70,8 @@ if has fairness; then
         [[ ${REPS:-1} -gt 1 ]] && name+="-r$rep"
         cat > "$OUT/$name.toml" <<TOML
 name = "$name"
+${APP:+app = \"$APP\"}
+${CONNECTIONS:+connections = $CONNECTIONS}
 [link]
 rate = "100mbit"
 rtt = "50ms"

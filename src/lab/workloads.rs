@@ -176,6 +176,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             let sequence = |c: &CcSpec, first: usize| -> Result<Vec<(FlowOutcome, &'static str)>> {
                 for client in first..first + *clients {
                     lab.forget_peers(client)?; // each controller starts from an empty history
+                    lab.route_client(client, c)?;
                 }
                 let mut out = Vec::new();
                 if *warm {
@@ -198,6 +199,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                 let mut out = Vec::new();
                 for client in 0..n * *clients {
                     lab.forget_peers(client)?;
+                    lab.route_client(client, &cc[client / *clients])?;
                 }
                 if *warm {
                     for client in 0..n * *clients {
