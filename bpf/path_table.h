@@ -80,30 +80,51 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_open SEC(".maps");
 
+/* Copies the knob record *c into out; 1 if the copy is whole. The tool writes a
+ * record in three map updates, each changing either seq or the knobs, never both:
+ * seq made odd, the knobs, seq made even again (abi.rs, write_record). A copy that
+ * overlapped the knobs' update began with seq odd, or ended with it changed: a torn
+ * copy never passes. The loads stay in program order (x86's TSO; the barriers keep the
+ * compiler's). A few retries: a write takes microseconds. */
+#define HS_COPY_WHOLE(c, out)                                                      \
+	({                                                                         \
+		int whole_ = 0;                                                    \
+		for (int try_ = 0; try_ < 4 && !whole_; try_++) {                  \
+			__u32 seq_ = *(volatile __u32 *)&(c)->seq;                 \
+			__asm__ __volatile__("" ::: "memory");                       \
+			out = *(c);                                                \
+			__asm__ __volatile__("" ::: "memory");                       \
+			whole_ = !(seq_ & 1) && seq_ == *(volatile __u32 *)&(c)->seq; \
+		}                                                                  \
+		whole_;                                                            \
+	})
+
 /* The knobs, decoded nowhere else: the record holds every value as is. Never
- * written (no `headstart load` yet): mode off, i.e. no stateful start, no SUSS
- * round above 2x, no window override: every controller is the kernel's own. */
+ * written (no `headstart load` yet), or caught in a write: mode off, i.e. no stateful
+ * start, no SUSS round above 2x, no window override: every controller is the
+ * kernel's own. */
 static __always_inline struct hs_config hs_get_config(void)
 {
-	struct hs_config off = { .mode = HS_MODE_OFF };
+	struct hs_config off = { .mode = HS_MODE_OFF }, cfg;
 	__u32 zero = 0;
 	struct hs_config *c = bpf_map_lookup_elem(&hs_config, &zero);
 
-	if (!c || c->version != HS_CONFIG_VERSION)
+	if (!c || !HS_COPY_WHOLE(c, cfg) || cfg.version != HS_CONFIG_VERSION)
 		return off;
-	return *c;
+	return cfg;
 }
 
-/* The experiments' record; never written by the lab: the product as shipped. */
+/* The experiments' record; never written by the lab (or caught in a write): the
+ * product as shipped. */
 static __always_inline struct hs_lab_config hs_get_lab_config(void)
 {
-	struct hs_lab_config shipped = HS_LAB_DEFAULTS;
+	struct hs_lab_config shipped = HS_LAB_DEFAULTS, lab;
 	__u32 zero = 0;
 	struct hs_lab_config *c = bpf_map_lookup_elem(&hs_lab_config, &zero);
 
-	if (!c || c->version != HS_LAB_CONFIG_VERSION)
+	if (!c || !HS_COPY_WHOLE(c, lab) || lab.version != HS_LAB_CONFIG_VERSION)
 		return shipped;
-	return *c;
+	return lab;
 }
 
 static __always_inline void hs_count(enum hs_cc_id cc, __u32 what)

@@ -149,10 +149,13 @@ _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their 
  * version is not HS_CONFIG_VERSION was never written by this release (the controllers
  * then run as the kernel's own, hs_get_config), and the tool carries an older
  * release's record over by knob name (abi.rs, KNOB_HISTORY), so a release may drop a
- * knob. */
-#define HS_CONFIG_VERSION 0x48534332U  /* "HSC2"; "HSC1" was the 44-knob record */
+ * knob. `seq` makes a copy taken during a write detectable (path_table.h,
+ * HS_COPY_WHOLE): a map update is one memcpy, which a controller on another CPU can
+ * read half done. */
+#define HS_CONFIG_VERSION 0x48534333U  /* "HSC3"; "HSC2" had no seq, "HSC1" was the 44-knob record */
 struct hs_config {
 	__u32 version;
+	__u32 seq;                  /* even: whole; odd: the tool is writing the knobs (abi.rs write_record) */
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
 	__u32 rwnd_override;        /* 1: open the receiver's window as far as a jump needs (rwnd.bpf.c) */
 	__u32 max_age_s;            /* Reconnaissance: older entries are deleted, not used (0: any age) */
@@ -162,14 +165,15 @@ struct hs_config {
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 9 * 4, "hs_config: one u32 per knob after `version`");
+_Static_assert(sizeof(struct hs_config) == 10 * 4, "hs_config: one u32 per knob after `version` and `seq`");
 
 /* hs_lab_config: what only experiments set (the lab writes it for a run and puts it
  * back; `headstart config` neither shows nor writes it). Never written: every value
  * at its identity (HS_LAB_DEFAULTS), i.e. the product as shipped. */
-#define HS_LAB_CONFIG_VERSION 0x48534c31U  /* "HSL1" */
+#define HS_LAB_CONFIG_VERSION 0x48534c32U  /* "HSL2"; "HSL1" had no seq */
 struct hs_lab_config {
 	__u32 version;
+	__u32 seq;                  /* as hs_config's */
 	__u32 startup;              /* 0: no stateful start on a hit (A/B runs) */
 	__u32 store;                /* 0: no flow stores its estimate */
 	__u32 freeze;               /* 1: never overwrite an entry (the paper's S-Cubic*) */
@@ -180,7 +184,7 @@ struct hs_lab_config {
 	__u32 gcbe_min_span_us;     /* GCBE's noise floor (lib/tuned.h); 0 for table tests whose short flows must all store */
 	__u32 min_jump_pkts;        /* s_cubic's smallest jump (lib/tuned.h); 0 for tests whose subject needs every entry jumped to */
 };
-_Static_assert(sizeof(struct hs_lab_config) == 10 * 4, "hs_lab_config: one u32 per knob after `version`");
+_Static_assert(sizeof(struct hs_lab_config) == 11 * 4, "hs_lab_config: one u32 per knob after `version` and `seq`");
 #define HS_LAB_DEFAULTS { .version = HS_LAB_CONFIG_VERSION, .startup = 1, .store = 1, .freeze = 0, \
 			  .bw_scale_pct = 100, .rtt_scale_pct = 100, .suss = 1, .suss_k_max = 1, \
 			  .gcbe_min_span_us = HS_GCBE_MIN_SPAN_US, .min_jump_pkts = HS_MIN_JUMP_PKTS }

@@ -610,7 +610,7 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     args.extend(["value", "hex"]);
     args.extend(v.iter().map(String::as_str));
     bpftool(&args);
-    let (version, names) = KNOB_HISTORY[0];
+    let (version, names) = KNOB_HISTORY.iter().find(|(v, _)| *v == 0x4853_4331).copied().unwrap(); // "HSC1"
     let mut record = version.to_ne_bytes().to_vec();
     for name in &names[..names.len() - 1] {
         let v: u32 = match *name {

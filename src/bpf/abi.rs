@@ -338,10 +338,10 @@ pub struct Operator;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lab;
 
-/// HS_CONFIG_VERSION: "HSC2".
-pub const CONFIG_VERSION: u32 = 0x4853_4332;
-/// HS_LAB_CONFIG_VERSION: "HSL1".
-pub const LAB_CONFIG_VERSION: u32 = 0x4853_4c31;
+/// HS_CONFIG_VERSION: "HSC3".
+pub const CONFIG_VERSION: u32 = 0x4853_4333;
+/// HS_LAB_CONFIG_VERSION: "HSL2".
+pub const LAB_CONFIG_VERSION: u32 = 0x4853_4c32;
 
 impl KnobSet for Operator {
     const TABLE: &'static [Knob] = KNOBS;
@@ -360,7 +360,12 @@ impl KnobSet for Lab {
 /// The knob records of earlier releases, by version word: their knobs' names in record
 /// order. A record of one of them is carried over by name (KnobValues::carried_from):
 /// what this release still has keeps its value, the rest is dropped and said.
-pub const KNOB_HISTORY: &[(u32, &[&str])] = &[(
+pub const KNOB_HISTORY: &[(u32, &[&str])] = &[
+    (
+        0x4853_4332, // "HSC2": today's knobs, without the seq word
+        &["mode", "rwnd_override", "max_age_s", "max_start_cwnd", "max_start_rate_mbps", "store_cap_mbps", "trusted_uid_max", "ipv6_prefix_len"],
+    ),
+    (
     0x4853_4331, // "HSC1": 44 knobs, only ever appended to (a shorter record is a prefix)
     &[
         "startup", "store", "freeze", "bw_scale_pct", "rwnd_override", "max_age_s", "suss", "suss_k_max", "gcbe_median", "after_jump",
@@ -370,7 +375,8 @@ pub const KNOB_HISTORY: &[(u32, &[&str])] = &[(
         "store_confident_floor_pct", "after_rate_retreat", "probe_drain_pct", "after_jump_lossy", "probe_loss_floor", "min_jump_pkts",
         "gcbe_aggregation", "trusted_uid_max", "ipv6_prefix_len", "rwnd_busy", "jump_yield", "rwnd_shared", "jump_room", "rwnd_overrun",
     ],
-)];
+    ),
+];
 
 /// A value of an older release's knob in this release's terms: rwnd_override was
 /// off/on(until the first ACK)/resume, and is off/on (resume's meaning) now.
@@ -484,7 +490,8 @@ impl<S: KnobSet> Default for KnobValues<S> {
 }
 
 impl<S: KnobSet> KnobValues<S> {
-    pub const RECORD_SIZE: usize = 4 * (1 + S::TABLE.len());
+    /// The version word, the seq word (records.h), one word per knob.
+    pub const RECORD_SIZE: usize = 4 * (2 + S::TABLE.len());
 
     pub fn get(&self, name: &str) -> Result<u32> {
         Ok(self.values[find_knob::<S>(name)?.0])
@@ -508,9 +515,22 @@ impl<S: KnobSet> KnobValues<S> {
         S::TABLE.iter().zip(self.values.iter().copied())
     }
 
-    /// The record. Values were checked on the way in.
-    pub fn to_record(&self) -> Vec<u8> {
-        std::iter::once(S::VERSION).chain(self.values.iter().copied()).flat_map(u32::to_ne_bytes).collect()
+    /// The record with seq word `seq`. Values were checked on the way in.
+    pub fn to_record(&self, seq: u32) -> Vec<u8> {
+        [S::VERSION, seq].into_iter().chain(self.values.iter().copied()).flat_map(u32::to_ne_bytes).collect()
+    }
+
+    /// The map updates that replace record `current` (as read from the map; None: not
+    /// there) with this one, each changing either the seq word or the knobs: seq made
+    /// odd, the knobs with it odd, seq made even. A controller copying the record
+    /// during the knobs' update sees seq odd or changed and does not take its copy
+    /// (path_table.h, HS_COPY_WHOLE).
+    pub fn write_steps(&self, current: Option<&[u8]>) -> Vec<Vec<u8>> {
+        let current = current.filter(|c| c.len() == Self::RECORD_SIZE).map(<[u8]>::to_vec).unwrap_or_else(|| vec![0; Self::RECORD_SIZE]);
+        let seq = u32::from_ne_bytes(current[4..8].try_into().unwrap()) & !1;
+        let mut first = current;
+        first[4..8].copy_from_slice(&(seq | 1).to_ne_bytes());
+        vec![first, self.to_record(seq | 1), self.to_record(seq.wrapping_add(2))]
     }
 
     /// Reads a record of this release: None if it was never written.
@@ -522,7 +542,7 @@ impl<S: KnobSet> KnobValues<S> {
         }
         let mut k = Self::default();
         for (i, knob) in S::TABLE.iter().enumerate() {
-            k.values[i] = word(i + 1);
+            k.values[i] = word(i + 2);
             knob.check(k.values[i]).with_context(|| format!("the pinned {} record is corrupt", S::WHAT))?;
         }
         Ok(Some(k))
@@ -641,7 +661,7 @@ mod tests {
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\nP(\"HS_PATH_MAX_RTT_US\", HS_PATH_MAX_RTT_US);\nP(\"HS_PATH_MAX_BW_BYTES_PER_S\", HS_PATH_MAX_BW_BYTES_PER_S);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"hs_config.seq.offset\", offsetof(struct hs_config, seq));\nP(\"hs_lab_config.seq.offset\", offsetof(struct hs_lab_config, seq));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\nP(\"HS_PATH_MAX_RTT_US\", HS_PATH_MAX_RTT_US);\nP(\"HS_PATH_MAX_BW_BYTES_PER_S\", HS_PATH_MAX_BW_BYTES_PER_S);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
@@ -743,6 +763,8 @@ mod tests {
         }
         want("hs_config.size".into(), Knobs::RECORD_SIZE as u64);
         want("hs_config.version.offset".into(), 0);
+        want("hs_config.seq.offset".into(), 4);
+        want("hs_lab_config.seq.offset".into(), 4);
         want("HS_CONFIG_VERSION".into(), CONFIG_VERSION as u64);
         want("hs_lab_config.size".into(), LabKnobs::RECORD_SIZE as u64);
         want("HS_LAB_CONFIG_VERSION".into(), LAB_CONFIG_VERSION as u64);
@@ -753,10 +775,10 @@ mod tests {
         want("HS_PATH_MAX_RTT_US".into(), super::super::table::MAX_RTT_US as u64);
         want("HS_PATH_MAX_BW_BYTES_PER_S".into(), super::super::table::MAX_BW_BYTES_PER_S);
         for (i, k) in KNOBS.iter().enumerate() {
-            want(format!("knob.{}", k.name), 4 * (i as u64 + 1));
+            want(format!("knob.{}", k.name), 4 * (i as u64 + 2));
         }
         for (i, k) in LAB_KNOBS.iter().enumerate() {
-            want(format!("lab_knob.{}", k.name), 4 * (i as u64 + 1));
+            want(format!("lab_knob.{}", k.name), 4 * (i as u64 + 2));
             want(format!("lab_default.{}", k.name), k.default as u64);
         }
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
@@ -794,11 +816,11 @@ mod tests {
             assert!(k.set(bad).is_err(), "{bad} must be refused");
         }
         assert_eq!(k, before, "a refused value changes nothing");
-        assert_eq!(Knobs::from_record(&k.to_record()).unwrap(), Some(k.clone()));
-        assert_eq!(k.to_record().len(), Knobs::RECORD_SIZE);
+        assert_eq!(Knobs::from_record(&k.to_record(6)).unwrap(), Some(k.clone()));
+        assert_eq!(k.to_record(6).len(), Knobs::RECORD_SIZE);
         assert_eq!(Knobs::from_record(&vec![0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
-        let mut corrupt = k.to_record();
-        let slot = 4 * (1 + knob("ipv6_prefix_len").unwrap().0);
+        let mut corrupt = k.to_record(6);
+        let slot = 4 * (2 + knob("ipv6_prefix_len").unwrap().0);
         corrupt[slot..slot + 4].copy_from_slice(&0u32.to_ne_bytes());
         assert!(Knobs::from_record(&corrupt).is_err());
         for knob in KNOBS.iter().chain(LAB_KNOBS) {
@@ -807,8 +829,8 @@ mod tests {
         // The lab's record is its own: its knobs are not the operator's and back.
         let mut lab = LabKnobs::default();
         lab.set("bw_scale_pct=20").unwrap();
-        assert!(lab.set("mode=off").is_err() && LabKnobs::from_record(&lab.to_record()).unwrap() == Some(lab.clone()));
-        assert!(Knobs::from_record(&lab.to_record()).is_err(), "a lab record is not a knob record");
+        assert!(lab.set("mode=off").is_err() && LabKnobs::from_record(&lab.to_record(0)).unwrap() == Some(lab.clone()));
+        assert!(Knobs::from_record(&lab.to_record(0)).is_err(), "a lab record is not a knob record");
     }
 
     /// An earlier release's 44-knob record ("HSC1", and any shorter prefix of it): the
@@ -816,7 +838,7 @@ mod tests {
     /// dropped; rwnd_override's "resume" and "on" both mean on now.
     #[test]
     fn an_older_releases_knob_record_is_carried_over_by_name() {
-        let (version, names) = KNOB_HISTORY[0];
+        let (version, names) = KNOB_HISTORY.iter().find(|(v, _)| *v == 0x4853_4331).copied().unwrap(); // "HSC1"
         let mut rec = version.to_ne_bytes().to_vec();
         for name in names.iter() {
             let v = match *name {
@@ -848,6 +870,47 @@ mod tests {
         assert!(Knobs::carried_from(&long).is_err() && Knobs::carried_from(&rec[..6]).is_err(), "longer than its version, or not whole knobs");
         // Every name the history keeps is either a knob today or dropped: none is misspelt.
         assert!(names.iter().filter(|n| Knobs::has(n)).count() == KNOBS.len(), "every knob today was in HSC1");
+    }
+
+    /// The record before the seq word ("HSC2": the version and today's knobs) carries
+    /// every value over.
+    #[test]
+    fn the_record_without_a_seq_word_is_carried_over_whole() {
+        let mut k = Knobs::default();
+        k.set("max_age_s=600").unwrap();
+        k.set("mode=shadow").unwrap();
+        k.set("ipv6_prefix_len=48").unwrap();
+        let mut old = 0x4853_4332u32.to_ne_bytes().to_vec();
+        old.extend(k.iter().flat_map(|(_, v)| v.to_ne_bytes()));
+        assert_eq!(Knobs::carried_from(&old).unwrap(), Some((k, vec![])));
+    }
+
+    /// A write is three map updates, each changing either the seq word or the knobs:
+    /// the knobs change only while seq is odd, and seq ends even and new, so a copy the
+    /// controllers take during the write is never taken for whole (HS_COPY_WHOLE).
+    #[test]
+    fn a_knob_write_changes_the_knobs_only_while_seq_is_odd() {
+        let seq = |r: &[u8]| u32::from_ne_bytes(r[4..8].try_into().unwrap());
+        let knobs = |r: &[u8]| r[8..].to_vec();
+        let mut a = Knobs::default();
+        a.set("max_age_s=600").unwrap();
+        let mut b = a.clone();
+        b.set("mode=off").unwrap();
+        for (current, start) in [(None, 0u32), (Some(a.to_record(4)), 4), (Some(a.to_record(5)), 4), (Some(a.to_record(u32::MAX - 1)), u32::MAX - 1)] {
+            let steps = b.write_steps(current.as_deref());
+            let mut prev = current.clone().unwrap_or_else(|| vec![0; Knobs::RECORD_SIZE]);
+            assert_eq!(steps.len(), 3);
+            for step in &steps {
+                assert_eq!(step.len(), Knobs::RECORD_SIZE);
+                let (seq_changed, knobs_changed) = (seq(step) != seq(&prev), knobs(step) != knobs(&prev) || step[..4] != prev[..4]);
+                assert!(!(seq_changed && knobs_changed), "one step changes seq or the knobs, not both");
+                assert!(!knobs_changed || seq(step) % 2 == 1, "the knobs change under an odd seq");
+                prev = step.clone();
+            }
+            assert_eq!(seq(&steps[0]), start | 1);
+            assert_eq!(seq(&steps[2]), start.wrapping_add(2), "even again, and new");
+            assert_eq!(Knobs::from_record(&steps[2]).unwrap(), Some(b.clone()));
+        }
     }
 
     /// The counter history names each old layout whole, and the last one every counter

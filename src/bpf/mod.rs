@@ -553,8 +553,15 @@ pub fn read_knob_record<S: abi::KnobSet>() -> Result<abi::KnobValues<S>> {
     Ok(abi::KnobValues::<S>::from_record(&v)?.unwrap_or_default())
 }
 
+/// Writes a knob record so that the controllers never take a half-written one for
+/// whole (abi.rs, write_steps).
 pub fn write_knob_record<S: abi::KnobSet>(k: &abi::KnobValues<S>) -> Result<()> {
-    pinned_map(S::MAP)?.update(&0u32.to_ne_bytes(), &k.to_record())
+    let m = pinned_map(S::MAP)?;
+    let key = 0u32.to_ne_bytes();
+    for step in k.write_steps(m.lookup(&key)?.as_deref()) {
+        m.update(&key, &step)?;
+    }
+    Ok(())
 }
 
 /// The operator's knobs as the controllers see them.

@@ -200,6 +200,32 @@ static void test_mode_off_and_untrusted_are_the_kernels(void)
 	CHECK(entry(PEER)->flows == 1, "untrusted: the entry untouched");
 }
 
+/* A knob record the tool is writing (seq odd: path_table.h, HS_COPY_WHOLE) is not
+ * taken: the flow is the kernel's, as with mode off. A whole one (seq even again) is.
+ * The torn copy itself needs a controller on one CPU copying while the tool's map
+ * update runs on another; the test gives the reader the state such a copy sees. */
+static void test_a_knob_record_being_written_is_not_taken(void)
+{
+	struct hs_config writing = knobs();
+
+	fresh();
+	writing.seq = 7;
+	set_knobs(writing);
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 1000000);
+	CHECK(counter(HS_OFF) == 1 && counter(HS_JUMPS) == 0 && a.tp.packets_out == HOST_IW, "a record in writing: the kernel's");
+	host_ack_all(&a);
+	host_close(&a);
+	writing.seq = 8;
+	set_knobs(writing);
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_write(&b, 1000000);
+	CHECK(counter(HS_JUMPS) == 1, "the record whole again: a jump");
+	host_ack_all(&b);
+	host_close(&b);
+}
+
 /* A response smaller than the saved BDP: the jump is what it has to send, and used. */
 static void test_response_below_the_bdp_jumps_to_its_size(void)
 {
@@ -733,6 +759,7 @@ int main(void)
 	test_rtt_mismatch_refuses_both_ways();
 	test_expired_entry_is_deleted_not_used();
 	test_mode_off_and_untrusted_are_the_kernels();
+	test_a_knob_record_being_written_is_not_taken();
 	test_response_below_the_bdp_jumps_to_its_size();
 	test_second_connection_waits_for_the_budget();
 	test_six_connections_draw_on_one_budget();
