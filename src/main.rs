@@ -222,14 +222,17 @@ fn table(cmd: TableCommand) -> Result<()> {
     let now = sys::boot_ns();
     match cmd {
         TableCommand::List { json } => {
+            use std::io::Write;
             let entries = bpf::table_entries()?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if json {
                 for (a, e) in &entries {
-                    println!("{}", serde_json::to_string(&status::EntryReport::of(*a, e, now))?);
+                    writeln!(out, "{}", serde_json::to_string(&status::EntryReport::of(*a, e, now))?)?;
                 }
             } else {
-                println!("{}", status::table_text(&entries, now));
+                status::write_table_text(&mut out, &entries, now)?;
             }
+            out.flush()?;
         }
         TableCommand::Get { addr, json } => {
             let a = bpf::path_addr(parse_addr(&addr)?);

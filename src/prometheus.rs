@@ -140,10 +140,9 @@ pub fn render() -> Result<String> {
         }
     }
     if let Ok(m) = bpf::paths_map() {
-        let entries = bpf::table_entries()?;
-        let now = crate::sys::boot_ns();
-        let oldest = entries.iter().map(|(_, e)| now.saturating_sub(e.stored_ns)).max().unwrap_or(0);
-        samples.push(("headstart_table_entries", format!("headstart_table_entries {}", entries.len())));
+        let (count, oldest_stored) = bpf::table_summary()?;
+        let oldest = oldest_stored.map_or(0, |t| crate::sys::boot_ns().saturating_sub(t));
+        samples.push(("headstart_table_entries", format!("headstart_table_entries {count}")));
         samples.push(("headstart_table_capacity_entries", format!("headstart_table_capacity_entries {}", m.max_entries)));
         samples.push(("headstart_table_oldest_entry_age_seconds", format!("headstart_table_oldest_entry_age_seconds {:.3}", oldest as f64 / 1e9)));
         samples.push(("headstart_rwnd_rewrites_total", format!("headstart_rwnd_rewrites_total {}", bpf::rwnd_rewrites())));

@@ -971,13 +971,13 @@ fn concurrent_flows_share_the_peers_budget() {
     let rows = headstart::lab::report::read_rows(&out).unwrap();
     assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");
     // Every flow was released: the peer's flows and their packets in flight are back at 0.
-    for (open, pkts_out, armed) in hs_open_values() {
-        assert!(open == 0 && pkts_out == 0 && armed == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}, armed {armed}");
+    for (open, pkts_out, armed, starting) in hs_open_values() {
+        assert!(open == 0 && pkts_out == 0 && armed == 0 && starting == 0, "hs_open back at 0: open {open}, pkts_out {pkts_out}, armed {armed}, starting {starting}");
     }
 }
 
-/// hs_open's values, (open, pkts_out, armed) per peer, read with bpftool.
-fn hs_open_values() -> Vec<(u32, u32, u32)> {
+/// hs_open's values, (open, pkts_out, armed, starting) per peer, read with bpftool.
+fn hs_open_values() -> Vec<(u32, u32, u32, u32)> {
     let out = Command::new("bpftool").args(["-j", "map", "dump", "pinned", "/sys/fs/bpf/headstart/hs_open"]).output().unwrap();
     assert!(out.status.success(), "bpftool: {}", String::from_utf8_lossy(&out.stderr));
     let dump: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -989,7 +989,7 @@ fn hs_open_values() -> Vec<(u32, u32, u32)> {
             let v: Vec<u8> = e["value"].as_array().unwrap().iter().map(byte).collect();
             assert_eq!(v.len(), 24, "hs_open values are struct hs_open_flows: {e}");
             let word = |at: usize| u32::from_ne_bytes(v[at..at + 4].try_into().unwrap());
-            (word(0), word(4), word(16))
+            (word(0), word(4), word(16), word(20))
         })
         .collect()
 }

@@ -102,6 +102,35 @@ impl Controller {
 
 pub const DEFAULT_TABLE_ENTRIES: u32 = 1 << 20;
 
+/// Kernel memory per path table entry: an LRU hash preallocates every element (144 B
+/// each on this kernel: `bpftool map show` reports 150,995,840 B for 2^20 entries).
+const TABLE_BYTES_PER_ENTRY: u64 = 144;
+
+/// A new table of `entries` must fit in half the memory available (`mem_available`
+/// bytes): 2^26 entries preallocate 9.7 GB, and a machine that cannot spare it would
+/// rather refuse than start swapping or fail its allocation halfway.
+pub fn check_table_fits(entries: u32, mem_available: u64) -> Result<()> {
+    let need = u64::from(entries) * TABLE_BYTES_PER_ENTRY;
+    anyhow::ensure!(
+        need <= mem_available / 2,
+        "a path table of {entries} entries needs {} MB of kernel memory, more than half of the {} MB available",
+        need >> 20,
+        mem_available >> 20
+    );
+    Ok(())
+}
+
+/// MemAvailable from /proc/meminfo, in bytes.
+fn mem_available() -> Result<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").context("reading /proc/meminfo")?;
+    let kb = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .context("/proc/meminfo has no MemAvailable")?;
+    Ok(kb * 1024)
+}
+
 pub fn controller(name: &str) -> Result<&'static Controller> {
     CONTROLLERS
         .iter()
@@ -407,6 +436,9 @@ pub fn load(requested: &[String], table_entries: u32) -> Result<Vec<String>> {
         requested.iter().map(|n| controller(n)).collect::<Result<_>>()?
     };
     anyhow::ensure!((1024..=1 << 26).contains(&table_entries), "table size must be between 1024 and 67108864 entries");
+    if !pin_path("hs_paths").exists() {
+        check_table_fits(table_entries, mem_available()?)?;
+    }
     ensure_pin_dir()?;
     let mut carried = drop_stale_pins()?;
     let table_entries = carried.paths_capacity.unwrap_or(table_entries);
@@ -654,15 +686,29 @@ pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
 /// prefix of this one's (the fields it lacks read as zero).
 fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(IpAddr, PathEntry)>> {
     let mut out = Vec::new();
-    for k in m.keys() {
-        if let Some(mut v) = m.lookup(&k)? {
-            if older {
-                v.resize(std::mem::size_of::<PathEntry>(), 0);
-            }
-            out.push((table::key_to_addr(&k), PathEntry::from_bytes(&v)?));
+    m.for_each(|k, v| {
+        let mut v = v.to_vec();
+        if older {
+            v.resize(std::mem::size_of::<PathEntry>(), 0);
         }
-    }
+        out.push((table::key_to_addr(k), PathEntry::from_bytes(&v)?));
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// The path table's entry count and the oldest entry's store time, read in batches
+/// without holding the table (`headstart metrics` at a million entries).
+pub fn table_summary() -> Result<(u64, Option<u64>)> {
+    let m = paths_map()?;
+    let (mut n, mut oldest) = (0u64, None::<u64>);
+    m.for_each(|_, v| {
+        let e = PathEntry::from_bytes(v)?;
+        n += 1;
+        oldest = Some(oldest.map_or(e.stored_ns, |o| o.min(e.stored_ns)));
+        Ok(())
+    })?;
+    Ok((n, oldest))
 }
 
 /// The entry peer `addr` uses (an IPv6 peer: its prefix's).
@@ -914,4 +960,22 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     }
     report.restored = writes.len();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table's preallocation against the memory there is: the default fits a
+    /// small machine; 2^26 entries (9.7 GB) is refused on a machine with 16 GB
+    /// available and taken on one with 24.
+    #[test]
+    fn a_table_that_does_not_fit_the_machine_is_refused() {
+        const GB: u64 = 1 << 30;
+        assert!(check_table_fits(DEFAULT_TABLE_ENTRIES, GB).is_ok(), "151 MB of a 1 GB machine");
+        let err = check_table_fits(1 << 26, 16 * GB).unwrap_err().to_string();
+        assert!(err.contains("9216 MB") && err.contains("16384 MB available"), "{err}");
+        assert!(check_table_fits(1 << 26, 24 * GB).is_ok());
+        assert!(check_table_fits(1 << 20, 0).is_err(), "no memory at all");
+    }
 }
