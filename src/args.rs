@@ -41,7 +41,11 @@ pub enum Command {
     /// far the cached rate was from what the flow measured, are counted (status, metrics).
     Shadow,
     /// Counters, table and mode in the Prometheus text format (node_exporter textfile).
-    Metrics,
+    Metrics {
+        /// Instead: every counter, its metric and what it counts, as Markdown (COUNTERS.md).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// The live flows of headstart's controllers: start, phase, start window, cached and
     /// measured rate.
     Flows {

@@ -147,8 +147,12 @@ fn dispatch(cli: Cli) -> Result<()> {
             println!("headstart is in shadow mode: flows start as the kernel's; `headstart status` and `headstart metrics` show how right the table would have been");
             Ok(())
         }
-        Command::Metrics => {
-            print!("{}", headstart::prometheus::render()?);
+        Command::Metrics { markdown } => {
+            if markdown {
+                print!("{}", headstart::prometheus::counters_markdown());
+            } else {
+                print!("{}", headstart::prometheus::render()?);
+            }
             Ok(())
         }
         Command::Flows { netns, json } => {
