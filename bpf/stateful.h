@@ -174,7 +174,8 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 }
 
 /* Counts the flow in its peer's hs_open; *others gets what this flow found there:
- * how many other flows were open, and when one of the peer's flows last lost. */
+ * how many other flows were open (of them, armed and starting), and when one of the
+ * peer's flows last lost. */
 static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_flows *others)
 {
 	struct hs_open_flows one = { .open = 1 }, *n = bpf_map_lookup_elem(&hs_open, &st->path);
@@ -196,6 +197,8 @@ static __always_inline void hs_open_enter(struct hs_start *st, struct hs_open_fl
 	st->open_counted = 1;
 	others->last_loss_ns = n->last_loss_ns;
 	others->pkts_out = n->pkts_out;
+	others->armed = n->armed;
+	others->starting = n->starting;
 	others->open = __sync_fetch_and_add(&n->open, 1);
 }
 
@@ -425,12 +428,25 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 	}
 }
 
+/* The peer's other open flows past their start: neither armed nor in their jump's
+ * first round (running on, or idle). The others start with this one and share its
+ * budget: together within the saved BDP. */
+static __always_inline __u32 hs_settled_siblings(const struct hs_open_flows *others)
+{
+	__u32 starting = others->armed + others->starting;
+
+	return others->open > starting ? others->open - starting : 0;
+}
+
 /* The window override for a jump, or the one reason it is refused (an enum
  * hs_counter; 0: allowed): a path marked lossy (a hole in the jump makes the receiver
  * discard all past its real window), a receiver that overran lately
  * (hs_overrun_holds), a busy bottleneck (lib/resume.h: a jump there is likely to
- * overflow it), and for s_bbr a sibling flow while the peer's flows lost lately
- * (lib/resume.h, hs_shared_refuses_override). Asked at init (the window opens for the
+ * overflow it), and for s_bbr a settled sibling flow while the peer's flows lost
+ * lately (lib/resume.h, hs_shared_refuses_override). Siblings that start with the jump
+ * (a page's six connections) do not count: refused beside them after an earlier
+ * page's loss, each 1 MB page's six jumps stayed in their receivers' opening windows
+ * (269 ms against one connection's 243). Asked at init (the window opens for the
  * request) and again at the jump, where a refusal is counted. */
 static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, const struct hs_path *p,
 						 const struct hs_recon_in *in, const struct hs_open_flows *others)
@@ -441,7 +457,7 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
 		return HS_OVERRUN_NO_RWND;
 	if (hs_bottleneck_too_busy_for_override(in->cur_rtt_us, in->saved_rtt_us, p->busy_share))
 		return HS_BUSY_NO_RWND;
-	if (pol->shared_no_rwnd && others->open && hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
+	if (pol->shared_no_rwnd && hs_settled_siblings(others) && hs_shared_refuses_override(others->last_loss_ns, in->now_ns))
 		return HS_SHARED_NO_RWND;
 	return 0;
 }
@@ -528,7 +544,7 @@ static __always_inline void hs_apply_jump(struct sock *sk, enum hs_cc_id cc, str
 		hs_count(cc, refused);
 		hs_unmark(sk, cc, st);
 	} else if (cfg->rwnd_override) {
-		if (pol->shared_no_rwnd && others->open)
+		if (pol->shared_no_rwnd && hs_settled_siblings(others))
 			hs_count(cc, HS_SHARED_QUIET_RWND);
 		hs_mark(sk, st, j->cwnd);
 	}

@@ -371,6 +371,26 @@ static void test_six_tls_connections_share_as_they_write(void)
 	}
 }
 
+/* s_bbr's rule against the window override beside the peer's other flows after a
+ * loss of theirs (its policy's shared_no_rwnd, asked here directly): a settled
+ * sibling (past its start) refuses it; siblings that start with the jump (armed, or in
+ * their first round: a page's six connections, within one budget) do not. */
+static void test_siblings_starting_together_keep_the_override(void)
+{
+	const struct hs_policy bbr_like = { .shared_no_rwnd = 1 };
+	struct hs_recon_in in = { .now_ns = 1000ULL * 1000000000ULL, .cur_rtt_us = RTT_US, .saved_rtt_us = RTT_US };
+	struct hs_open_flows page = { .open = 5, .armed = 3, .starting = 2, .last_loss_ns = in.now_ns - 1000000000ULL };
+	struct hs_open_flows settled = page;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	settled.starting = 1;  /* one of the five runs on past its start */
+	CHECK(hs_override_refusal(&bbr_like, entry(PEER), &in, &page) == 0, "five siblings starting with it: the override");
+	CHECK(hs_override_refusal(&bbr_like, entry(PEER), &in, &settled) == HS_SHARED_NO_RWND, "a settled sibling after a loss: none");
+	settled.last_loss_ns = in.now_ns - 60ULL * 1000000000ULL;
+	CHECK(hs_override_refusal(&bbr_like, entry(PEER), &in, &settled) == 0, "a settled sibling, no loss lately: the override");
+}
+
 static void test_override_refusals_have_one_reason_each(void)
 {
 	struct hs_path *p;
@@ -764,6 +784,7 @@ int main(void)
 	test_second_connection_waits_for_the_budget();
 	test_six_connections_draw_on_one_budget();
 	test_six_tls_connections_share_as_they_write();
+	test_siblings_starting_together_keep_the_override();
 	test_an_idle_open_connection_takes_no_share();
 	test_override_refusals_have_one_reason_each();
 	test_tls_exchange_jumps_when_the_response_comes();
