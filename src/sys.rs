@@ -151,8 +151,15 @@ pub fn unix_s() -> u64 {
 /// temporary file created exclusively (O_EXCL, 0600) beside it — never a name someone
 /// could have planted a symlink at — synced, then renamed over the target.
 pub fn write_private_atomically(file: &std::path::Path, data: &[u8]) -> Result<()> {
+    write_private_atomically_with(file, |w| w.write_all(data))
+}
+
+/// As write_private_atomically, the contents written by `write` as they are made (a
+/// saved table of a million entries is not held whole in memory).
+pub fn write_private_atomically_with(file: &std::path::Path, write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
+    let mut write = Some(write);
     let dir = match file.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
@@ -165,7 +172,10 @@ pub fn write_private_atomically(file: &std::path::Path, data: &[u8]) -> Result<(
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(anyhow::Error::new(e).context(format!("cannot create a temporary file in {}", dir.display()))),
         };
-        let written = f.write_all(data).and_then(|_| f.sync_all()).and_then(|_| std::fs::rename(&tmp, file));
+        let mut out = std::io::BufWriter::new(&mut f);
+        let contents = (write.take().expect("written once"))(&mut out).and_then(|_| out.flush());
+        drop(out);
+        let written = contents.and_then(|_| f.sync_all()).and_then(|_| std::fs::rename(&tmp, file));
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
             return Err(anyhow::Error::new(e).context(format!("cannot write {}", file.display())));

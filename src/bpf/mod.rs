@@ -818,13 +818,12 @@ pub fn table_save(file: &Path) -> Result<usize> {
 
 fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()> {
     let now = sys::boot_ns();
-    let saved = table::SavedTable {
-        format: table::SAVE_FORMAT.into(),
+    let saved = table::SavedTableOut {
+        format: table::SAVE_FORMAT,
         version: table::SAVE_VERSION,
         saved_unix_s: sys::unix_s(),
-        entries: entries
-            .iter()
-            .map(|(addr, e)| table::SavedEntry {
+        entries: table::EntriesOut(Box::new(move || {
+            Box::new(entries.iter().map(move |(addr, e)| table::SavedEntry {
                 peer: addr.to_string(),
                 bw_bytes_per_s: e.bw_bytes_per_s,
                 min_rtt_us: e.min_rtt_us,
@@ -838,11 +837,12 @@ fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()>
                 busy_pct: table::busy_pct(e.busy_share),
                 overruns: e.overruns,
                 overrun_age_s: table::overrun_age_s(e, now),
-            })
-            .collect(),
+            }))
+        })),
     };
-    // The file lists client addresses: owner-only, written whole or not at all.
-    sys::write_private_atomically(file, serde_json::to_string_pretty(&saved)?.as_bytes())
+    // The file lists client addresses: owner-only, written whole or not at all; each
+    // entry as it is formatted.
+    sys::write_private_atomically_with(file, |w| serde_json::to_writer_pretty(w, &saved).map_err(std::io::Error::from))
 }
 
 /// What a restore did.

@@ -87,6 +87,24 @@ pub struct SavedTable {
     pub entries: Vec<SavedEntry>,
 }
 
+/// A SavedTable as written: the entries made one by one as the writer takes them.
+#[derive(Serialize)]
+pub struct SavedTableOut<'a> {
+    pub format: &'static str,
+    pub version: u32,
+    pub saved_unix_s: u64,
+    pub entries: EntriesOut<'a>,
+}
+
+/// The entries of a SavedTableOut: a source of them, serialized as a JSON array.
+pub struct EntriesOut<'a>(pub Box<dyn Fn() -> Box<dyn Iterator<Item = SavedEntry> + 'a> + 'a>);
+
+impl Serialize for EntriesOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SavedEntry {
@@ -190,6 +208,29 @@ mod tests {
         assert!(validate_entry(&PathEntry { min_rtt_us: 0, ..e }).is_err());
         assert!(validate_entry(&PathEntry { min_rtt_us: MAX_RTT_US + 1, ..e }).is_err());
         assert!(validate_entry(&PathEntry { source: 9, ..e }).is_err());
+    }
+
+    /// A table written entry by entry reads back as the same file a whole one makes.
+    #[test]
+    fn a_streamed_table_is_the_same_json() {
+        let entry = |i: u64| SavedEntry {
+            peer: format!("10.0.0.{i}"),
+            bw_bytes_per_s: 1_000_000 * i,
+            min_rtt_us: 20_000,
+            flows: 1,
+            age_s: 1.5,
+            source: "s_cubic".into(),
+            lossy: i == 2,
+            clean_segs: 0,
+            agreed: 1,
+            handshakes: 2,
+            busy_pct: 0.0,
+            overruns: 0,
+            overrun_age_s: 0.0,
+        };
+        let whole = SavedTable { format: SAVE_FORMAT.into(), version: SAVE_VERSION, saved_unix_s: 7, entries: (1..4).map(entry).collect() };
+        let streamed = SavedTableOut { format: SAVE_FORMAT, version: SAVE_VERSION, saved_unix_s: 7, entries: EntriesOut(Box::new(move || Box::new((1..4).map(entry)))) };
+        assert_eq!(serde_json::to_string_pretty(&streamed).unwrap(), serde_json::to_string_pretty(&whole).unwrap());
     }
 
     #[test]
