@@ -82,7 +82,7 @@ struct {
 
 /* Copies the knob record *c into out; 1 if the copy is whole. The tool writes a
  * record in three map updates, each changing either seq or the knobs, never both:
- * seq made odd, the knobs, seq made even again (abi.rs, write_record). A copy that
+ * seq made odd, the knobs, seq made even again (abi.rs write_steps). A copy that
  * overlapped the knobs' update began with seq odd, or ended with it changed: a torn
  * copy never passes. The loads stay in program order (x86's TSO; the barriers keep the
  * compiler's). A few retries: a write takes microseconds. */

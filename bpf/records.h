@@ -155,7 +155,7 @@ _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their 
 #define HS_CONFIG_VERSION 0x48534333U  /* "HSC3"; "HSC2" had no seq, "HSC1" was the 44-knob record */
 struct hs_config {
 	__u32 version;
-	__u32 seq;                  /* even: whole; odd: the tool is writing the knobs (abi.rs write_record) */
+	__u32 seq;                  /* even: whole; odd: the tool is writing the knobs (abi.rs write_steps) */
 	__u32 mode;                 /* enum hs_mode: the operator's switch */
 	__u32 rwnd_override;        /* 1: open the receiver's window as far as a jump needs (rwnd.bpf.c) */
 	__u32 max_age_s;            /* Reconnaissance: older entries are deleted, not used (0: any age) */

@@ -83,12 +83,6 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 #define BBR_UNIT 256    /* gains' 1.0 */
 #define BBR_CRUISE 2    /* a PROBE_BW cycle phase of gain 1.0 (bbr_pacing_gain[]) */
 
-/* Safe Retreat, the RFC's BBR variant: congestion while resuming ends STARTUP and the
- * floors with it; DRAIN empties the queue the jump built, at BBR's own estimate
- * (samples are min(send rate, ACK rate), so the jump cannot inflate it). After a
- * restart the estimate is from before the idle, which the rate test has just found
- * too high: BBR's max filter is set to the rate delivered (cwnd, the test's BDP, per
- * min RTT), or DRAIN and PROBE_BW would go on at the old rate for ten rounds. */
 /* BBR's max bandwidth filter set to one rate (BBR's units), the long-term policer's
  * estimate out of use: the model starts over from it. */
 static __always_inline void bbr_set_max_bw(struct bbr *bbr, __u32 units)
@@ -100,6 +94,12 @@ static __always_inline void bbr_set_max_bw(struct bbr *bbr, __u32 units)
 	bbr->lt_use_bw = 0;
 }
 
+/* Safe Retreat, the RFC's BBR variant: congestion while resuming ends STARTUP and the
+ * floors with it; DRAIN empties the queue the jump built, at BBR's own estimate
+ * (samples are min(send rate, ACK rate), so the jump cannot inflate it). After a
+ * restart the estimate is from before the idle, which the rate test has just found
+ * too high: BBR's max filter is set to the rate delivered (cwnd, the test's BDP, per
+ * min RTT), or DRAIN and PROBE_BW would go on at the old rate for ten rounds. */
 static __always_inline void s_bbr_drain(struct sock *sk, const struct hs_start *st)
 {
 	struct bbr *bbr = bbr_of(sk);

@@ -1022,8 +1022,7 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
 		bpf_map_delete_elem(&hs_rwnd, &st->key);
 		st->rwnd_watched = 0;
 	}
-	if (st->startup)  /* released within the jump's first round: it leaves the count */
-		hs_open_count(st, 1, 0);
+	hs_set_startup(st, 0);  /* released within the jump's first round: it leaves the count */
 	hs_open_leave(st);
 	hs_log(cc, st, 1);
 }
