@@ -46,6 +46,7 @@ controllers = ["s_cubic", "s_bbr"]
 table_size = 1048576
 state_dir = "$(realpath "$OUT")/state"
 [knobs]
+one_table = "on"  # the clients' namespace uses the entries restored into the host's
 max_start_rate_mbps = 1000000
 store_cap_mbps = 100000
 TOML

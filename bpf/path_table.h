@@ -14,6 +14,7 @@
 
 #include <bpf/bpf_endian.h>
 #include "records.h"
+#include "lib/path_key.h"
 
 
 #define HS_PATHS_DEFAULT_ENTRIES (1 << 20)
@@ -21,7 +22,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, HS_PATHS_DEFAULT_ENTRIES);
-	__type(key, struct hs_addr);
+	__type(key, struct hs_peer);
 	__type(value, struct hs_path);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_paths SEC(".maps");
@@ -75,7 +76,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
-	__type(key, struct hs_addr);
+	__type(key, struct hs_peer);
 	__type(value, struct hs_open_flows);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_open SEC(".maps");
@@ -168,9 +169,17 @@ static __always_inline void hs_addr_of(const struct sock *sk, int peer, __u8 out
 	}
 }
 
-static __always_inline void hs_peer_addr(const struct sock *sk, struct hs_addr *a)
+/* The flow's table key: its peer's address cut to the key (lib/path_key.h) and its
+ * network namespace (struct hs_peer: 0 for the host's, or for all with one_table).
+ * init_net is not in the kernel's BTF (no ksym); this kernel gives it a fixed inode
+ * number, NET_NS_INIT_INO, which the tool checks the same way (sys.rs, netns_key). */
+static __always_inline void hs_peer_of(const struct sock *sk, const struct hs_config *cfg, struct hs_peer *p)
 {
-	hs_addr_of(sk, 1, a->bytes);
+	const struct net *net = sk->__sk_common.skc_net.net;
+
+	hs_addr_of(sk, 1, p->bytes);
+	hs_path_key(p->bytes, cfg->ipv6_prefix_len);
+	p->netns = cfg->one_table || net->ns.inum == NET_NS_INIT_INO ? 0 : net->net_cookie;
 }
 
 static __always_inline void hs_flow_key_of(const struct sock *sk, struct hs_flow_key *k)

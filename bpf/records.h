@@ -10,11 +10,16 @@
 #include "lib/types.h"
 #include "lib/tuned.h"
 
-/* A peer: IPv6, or IPv4 mapped as ::ffff:a.b.c.d. The key of hs_paths, an IPv6
- * peer cut to its first ipv6_prefix_len bits (lib/path_key.h). */
-struct hs_addr {
+/* The key of hs_paths and hs_open: a peer (IPv6, or IPv4 mapped as ::ffff:a.b.c.d; an
+ * IPv6 peer cut to its first ipv6_prefix_len bits, lib/path_key.h) as one network
+ * namespace sees it. netns is the namespace's cookie, 0 for the host's (init_net), and
+ * 0 for every namespace when the knob one_table is on: containers neither read nor
+ * write each other's entries, as Linux's own tcp_metrics are kept per namespace. */
+struct hs_peer {
 	__u8 bytes[16];
+	__u64 netns;
 };
+_Static_assert(sizeof(struct hs_peer) == 24, "hs_peer is 24 bytes (was the 16-byte address alone)");
 
 /* hs_paths value: what one peer's last flows left for the next one. */
 struct hs_path {
@@ -152,7 +157,7 @@ _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their 
  * knob. `seq` makes a copy taken during a write detectable (path_table.h,
  * HS_COPY_WHOLE): a map update is one memcpy, which a controller on another CPU can
  * read half done. */
-#define HS_CONFIG_VERSION 0x48534333U  /* "HSC3"; "HSC2" had no seq, "HSC1" was the 44-knob record */
+#define HS_CONFIG_VERSION 0x48534334U  /* "HSC4"; "HSC3" had no one_table, "HSC2" no seq, "HSC1" was the 44-knob record */
 struct hs_config {
 	__u32 version;
 	__u32 seq;                  /* even: whole; odd: the tool is writing the knobs (abi.rs write_steps) */
@@ -164,8 +169,9 @@ struct hs_config {
 	__u32 store_cap_mbps;       /* no entry above this rate (0: no cap) */
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
+	__u32 one_table;            /* 1: every network namespace uses the host's entries (struct hs_peer) */
 };
-_Static_assert(sizeof(struct hs_config) == 10 * 4, "hs_config: one u32 per knob after `version` and `seq`");
+_Static_assert(sizeof(struct hs_config) == 11 * 4, "hs_config: one u32 per knob after `version` and `seq`");
 
 /* hs_lab_config: what only experiments set (the lab writes it for a run and puts it
  * back; `headstart config` neither shows nor writes it). Never written: every value

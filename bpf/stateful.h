@@ -29,7 +29,7 @@
 struct hs_start {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the jump capped it */
 	struct hs_flow_key key;     /* kept from init: by release the local port is unhashed */
-	struct hs_addr path;        /* the peer's hs_paths key, fixed at init (lib/path_key.h) */
+	struct hs_peer path;        /* the peer's hs_paths key, fixed at init (path_table.h, hs_peer_of) */
 	struct hs_resume resume;    /* the Careful Resume phase machine */
 	__u8 startup;               /* 1 while Unvalidated's pacing runs (until the first data ACK) */
 	__u8 capped;                /* 1 if the jump capped sk_max_pacing_rate */
@@ -377,8 +377,7 @@ static __always_inline __u32 hs_gatekeep(const struct sock *sk, struct hs_start 
 		st->untrusted = 1;
 		return HS_UNTRUSTED;
 	}
-	hs_peer_addr(sk, &st->path);
-	hs_path_key(st->path.bytes, cfg->ipv6_prefix_len);
+	hs_peer_of(sk, cfg, &st->path);
 	return cfg->mode == HS_MODE_OFF ? HS_OFF : 0;
 }
 

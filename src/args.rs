@@ -129,12 +129,18 @@ pub enum TableCommand {
     /// One peer's entry.
     Get {
         addr: String,
+        /// The entry a network namespace's flows use (by its `ip netns` name; default: the host's).
+        #[arg(long)]
+        netns: Option<String>,
         #[arg(long)]
         json: bool,
     },
     /// Set a peer's entry by hand (experiments, warm-up).
     Set {
         addr: String,
+        /// For a network namespace's flows (by its `ip netns` name; default: the host's).
+        #[arg(long)]
+        netns: Option<String>,
         /// Bandwidth, e.g. 100mbit.
         #[arg(long)]
         bw: String,
@@ -143,7 +149,12 @@ pub enum TableCommand {
         rtt: String,
     },
     /// Remove one peer.
-    Forget { addr: String },
+    Forget {
+        addr: String,
+        /// A network namespace's entry (by its `ip netns` name; default: the host's).
+        #[arg(long)]
+        netns: Option<String>,
+    },
     /// Remove every entry.
     Flush,
     /// Write the table to a JSON file (owner-only, written whole or not at all).

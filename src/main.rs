@@ -221,6 +221,11 @@ fn parse_addr(text: &str) -> Result<std::net::IpAddr> {
     text.trim().parse().map_err(|_| anyhow::anyhow!("'{text}' is not an IPv4 or IPv6 address"))
 }
 
+/// " in network namespace NAME", or nothing for the host's.
+fn in_netns(netns: &Option<String>) -> String {
+    netns.as_ref().map(|n| format!(" in network namespace {n}")).unwrap_or_default()
+}
+
 fn table(cmd: TableCommand) -> Result<()> {
     sys::require_root()?;
     let now = sys::boot_ns();
@@ -228,37 +233,43 @@ fn table(cmd: TableCommand) -> Result<()> {
         TableCommand::List { json } => {
             use std::io::Write;
             let entries = bpf::table_entries()?;
+            let names = if entries.iter().any(|(p, _)| p.netns != 0) { sys::named_netns() } else { Default::default() };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if json {
-                for (a, e) in &entries {
-                    writeln!(out, "{}", serde_json::to_string(&status::EntryReport::of(*a, e, now))?)?;
+                for (p, e) in &entries {
+                    writeln!(out, "{}", serde_json::to_string(&status::EntryReport::of(p, &names, e, now))?)?;
                 }
             } else {
-                status::write_table_text(&mut out, &entries, now)?;
+                status::write_table_text(&mut out, &entries, &names, now)?;
             }
             out.flush()?;
         }
-        TableCommand::Get { addr, json } => {
-            let a = bpf::path_addr(parse_addr(&addr)?);
-            let e = bpf::table_get(a)?.with_context(|| format!("{a} is not in the path table"))?;
-            show(&status::EntryReport::of(a, &e, now), json, status::EntryReport::text)?;
+        TableCommand::Get { addr, netns, json } => {
+            let p = bpf::table_peer(parse_addr(&addr)?, netns.as_deref())?;
+            let e = bpf::table_get(p)?.with_context(|| format!("{} is not in the path table{}", p.addr, in_netns(&netns)))?;
+            let names = netns.iter().map(|n| (p.netns, n.clone())).collect();
+            show(&status::EntryReport::of(&p, &names, &e, now), json, status::EntryReport::text)?;
         }
-        TableCommand::Set { addr, bw, rtt } => {
-            let a = bpf::path_addr(parse_addr(&addr)?);
+        TableCommand::Set { addr, netns, bw, rtt } => {
+            let p = bpf::table_peer(parse_addr(&addr)?, netns.as_deref())?;
             let bps = units::parse_rate(&bw)?;
             let rtt_us = units::parse_duration_ns(&rtt)? / 1000;
             anyhow::ensure!(rtt_us <= u32::MAX as u64, "RTT {rtt} is out of range");
             let e = abi::PathEntry { bw_bytes_per_s: bps / 8, stored_ns: now, min_rtt_us: rtt_us as u32, flows: 0, source: abi::SOURCE_USER, ..Default::default() };
-            bpf::table_set(a, &e)?;
-            println!("{a}: {} , min RTT {rtt}", units::fmt_rate(bps as f64));
+            bpf::table_set(p, &e)?;
+            println!("{}{}: {} , min RTT {rtt}", p.addr, in_netns(&netns), units::fmt_rate(bps as f64));
         }
-        TableCommand::Forget { addr } => {
-            let a = bpf::path_addr(parse_addr(&addr)?);
-            anyhow::ensure!(bpf::table_forget(a)?, "{a} is not in the path table");
-            println!("forgot {a}");
+        TableCommand::Forget { addr, netns } => {
+            let p = bpf::table_peer(parse_addr(&addr)?, netns.as_deref())?;
+            anyhow::ensure!(bpf::table_forget(p)?, "{} is not in the path table{}", p.addr, in_netns(&netns));
+            println!("forgot {}{}", p.addr, in_netns(&netns));
         }
         TableCommand::Flush => println!("removed {} entries", bpf::table_flush()?),
-        TableCommand::Save { file } => println!("saved {} entries to {}", bpf::table_save(&file)?, file.display()),
+        TableCommand::Save { file } => {
+            let r = bpf::table_save(&file)?;
+            let unnamed = if r.unnamed_netns > 0 { format!(" ({} entries of network namespaces without a name left out)", r.unnamed_netns) } else { String::new() };
+            println!("saved {} entries to {}{unnamed}", r.saved, file.display());
+        }
         TableCommand::Restore { file, merge, json } => {
             let r = bpf::table_restore(&file, merge, bpf::BadRecords::Refuse)?;
             show(&r, json, |r| {
@@ -270,7 +281,7 @@ fn table(cmd: TableCommand) -> Result<()> {
                     r.newer_live,
                     r.removed,
                     if r.folded > 0 { format!(", {} folded into a newer entry of the same IPv6 prefix", r.folded) } else { String::new() }
-                )
+                ) + &if r.missing_netns > 0 { format!("; {} of network namespaces not here left out", r.missing_netns) } else { String::new() }
             })?;
         }
     }

@@ -201,7 +201,7 @@ struct Undo {
     pins_were_absent: bool,
     registered: Vec<String>,
     knobs: Option<Knobs>,
-    table: Option<Vec<(std::net::IpAddr, bpf::abi::PathEntry)>>,
+    table: Option<Vec<(bpf::Peer, bpf::abi::PathEntry)>>,
     default_cc: Option<String>,
     attached: Vec<String>,
 }
@@ -322,7 +322,7 @@ pub fn save(cfg: &Config) -> Result<usize> {
     state_dir(&cfg.state_dir)?;
     let previous = State::read(&cfg.state_dir)?.and_then(|s| s.previous_default_cc);
     let knobs = bpf::read_knobs()?;
-    let n = bpf::table_save(&cfg.state_dir.join(TABLE_FILE))?;
+    let n = bpf::table_save(&cfg.state_dir.join(TABLE_FILE))?.saved;
     State { format: STATE_FORMAT.into(), version: 1, saved_unix_s: sys::unix_s(), previous_default_cc: previous, knobs: knob_map(&knobs) }.write(&cfg.state_dir)?;
     Ok(n)
 }
@@ -448,5 +448,10 @@ mod tests {
         let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/packaging/headstart.toml")).unwrap();
         let c = toml::from_str::<ConfigText>(&text).unwrap().validate().unwrap();
         assert_eq!(c.state_dir, PathBuf::from(DEFAULT_STATE_DIR));
+        // Its commented examples too: an operator who uncomments one gets a valid file
+        // (one once named a knob that had been removed).
+        let uncommented: String = text.lines().map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(l)).collect::<Vec<_>>().join("\n");
+        let all = toml::from_str::<ConfigText>(&uncommented).unwrap().validate().unwrap();
+        assert!(all.knobs.len() >= 5, "every commented knob taken: {:?}", all.knobs);
     }
 }

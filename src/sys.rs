@@ -53,6 +53,51 @@ pub fn in_netns<T: Send + 'static>(name: Option<&str>, f: impl FnOnce() -> Resul
     }
 }
 
+/// SO_NETNS_COOKIE (asm-generic/socket.h): the network namespace's cookie, the key the
+/// controllers give its flows' entries (bpf/records.h, struct hs_peer).
+const SO_NETNS_COOKIE: libc::c_int = 71;
+
+/// The cookie of the calling thread's network namespace.
+fn own_netns_cookie() -> Result<u64> {
+    // SAFETY: a throwaway datagram socket, closed below; getsockopt fills a u64 we own.
+    unsafe {
+        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        anyhow::ensure!(fd >= 0, "socket: {}", std::io::Error::last_os_error());
+        let mut cookie = 0u64;
+        let mut len = std::mem::size_of::<u64>() as libc::socklen_t;
+        let rc = libc::getsockopt(fd, libc::SOL_SOCKET, SO_NETNS_COOKIE, (&mut cookie as *mut u64).cast(), &mut len);
+        let err = std::io::Error::last_os_error();
+        libc::close(fd);
+        anyhow::ensure!(rc == 0, "SO_NETNS_COOKIE: {err}");
+        Ok(cookie)
+    }
+}
+
+/// The inode number this kernel gives the host's network namespace (init_net), fixed
+/// (include/linux/proc_ns.h); the controllers tell the host's namespace by it too.
+const NET_NS_INIT_INO: u64 = 0xEFFF_FFF9;
+
+/// The path table's netns of a namespace named as `ip netns` names it: 0 for the
+/// host's, its cookie for any other.
+pub fn netns_key(name: &str) -> Result<u64> {
+    anyhow::ensure!(!name.is_empty() && !name.contains('/') && name != "." && name != "..", "'{name}' is not a network namespace name");
+    let path = std::path::Path::new(crate::lab::topology::NETNS_DIR).join(name);
+    let ino = std::fs::metadata(&path).map(|m| std::os::unix::fs::MetadataExt::ino(&m)).with_context(|| format!("no network namespace '{name}'"))?;
+    if ino == NET_NS_INIT_INO {
+        return Ok(0);
+    }
+    in_netns(Some(name), own_netns_cookie)
+}
+
+/// The named network namespaces (`ip netns`) by their table netns; unreadable ones are
+/// left out. The host's is not among them (its netns is 0).
+pub fn named_netns() -> std::collections::HashMap<u64, String> {
+    let names = std::fs::read_dir(crate::lab::topology::NETNS_DIR)
+        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    names.into_iter().filter_map(|n| netns_key(&n).ok().filter(|&k| k != 0).map(|k| (k, n))).collect()
+}
+
 /// Pins the calling thread to one CPU.
 pub fn pin_to_cpu(cpu: usize) -> Result<()> {
     // SAFETY: cpu_set_t is plain data; sched_setaffinity(0) targets this thread.

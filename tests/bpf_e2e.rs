@@ -589,8 +589,9 @@ fn hex(bytes: &[u8]) -> Vec<String> {
 fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     use headstart::bpf::abi::KNOB_HISTORY;
     let _f = Fresh::new("upgrade");
-    // What an older headstart pinned: 40-byte entries (before `agreed`) and a 44-knob
-    // ("HSC1") record one knob short, as libbpf would have made them.
+    // What an older headstart pinned: 16-byte keys (no namespace), 40-byte entries
+    // (before `agreed`) and a 44-knob ("HSC1") record one knob short, as libbpf would
+    // have made them.
     std::fs::create_dir_all("/sys/fs/bpf/headstart").unwrap();
     bpftool(&["map", "create", "/sys/fs/bpf/headstart/hs_paths", "type", "lru_hash", "key", "16", "value", "40", "entries", "4096", "name", "hs_paths"]);
     let mut key = vec![0u8; 10];
@@ -1521,8 +1522,8 @@ fn a_fast_open_flow_is_the_kernels_and_touches_nothing() {
     let ns = TestNetns::new("hs-e2e-tfo");
     // Client and server TFO, no cookie needed: the SYN's data is accepted at once.
     assert!(Command::new("ip").args(["netns", "exec", &ns.0, "sysctl", "-qw", "net.ipv4.tcp_fastopen=0x203"]).status().unwrap().success());
-    ok(&["table", "set", "127.0.0.1", "--bw", "1gbit", "--rtt", "1ms"]);
-    let before: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--json"])).unwrap();
+    ok(&["table", "set", "127.0.0.1", "--netns", &ns.0, "--bw", "1gbit", "--rtt", "1ms"]);
+    let before: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--netns", &ns.0, "--json"])).unwrap();
     loopback_exchange(&ns, "s_cubic", 7301, true);
     std::thread::sleep(Duration::from_millis(200));
     let st = status();
@@ -1530,7 +1531,7 @@ fn a_fast_open_flow_is_the_kernels_and_touches_nothing() {
     for none in ["hits", "misses", "jumps", "stores", "armed"] {
         assert_eq!(counter(&st, "s_cubic", none), 0, "{none}: {st}");
     }
-    let after: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--json"])).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&ok(&["table", "get", "127.0.0.1", "--netns", &ns.0, "--json"])).unwrap();
     for field in ["bw_bytes_per_s", "min_rtt_us", "flows", "handshakes", "busy_pct"] {
         assert_eq!(after[field], before[field], "{field}: {before} -> {after}");
     }
@@ -1539,4 +1540,55 @@ fn a_fast_open_flow_is_the_kernels_and_touches_nothing() {
     std::thread::sleep(Duration::from_millis(200));
     let st = status();
     assert_eq!((counter(&st, "s_cubic", "flows"), counter(&st, "s_cubic", "fast_open"), counter(&st, "s_cubic", "hits")), (2, 1, 1), "{st}");
+}
+
+/// A container's flows (another network namespace) neither read nor write the host's
+/// entry for the same address, but find their own: `--netns` reaches it, a save keeps
+/// it by the namespace's name and a restore puts it back under the namespace; with
+/// one_table they use the host's. What only the kernel shows: the controllers'
+/// namespace key (the net's cookie) is the one the tool gets from SO_NETNS_COOKIE.
+/// (Loopback flows are not stored: their BDP is below IW. A lookup leaves its mark,
+/// the entry's handshakes.)
+#[test]
+fn a_namespaces_flows_keep_their_own_entries() {
+    let f = Fresh::new("netns");
+    ok(&["load"]);
+    let ns = TestNetns::new("hs-e2e-netns");
+    let get = |netns: Option<&str>| {
+        let mut args = vec!["table", "get", "127.0.0.1", "--json"];
+        args.extend(netns.map(|n| ["--netns", n]).into_iter().flatten());
+        let mut e = serde_json::from_str::<serde_json::Value>(&ok(&args)).unwrap();
+        e.as_object_mut().unwrap().remove("age_s");  // the clock's, not the entry's
+        e
+    };
+    let hits = || counter(&status(), "s_cubic", "hits");
+    ok(&["table", "set", "127.0.0.1", "--bw", "1gbit", "--rtt", "1ms"]);
+    let host_before = get(None);
+    loopback_exchange(&ns, "s_cubic", 7311, false);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!((hits(), counter(&status(), "s_cubic", "misses")), (0, 1), "the host's entry is not the container's");
+    assert_eq!(get(None), host_before, "the host's entry as it was");
+    ok(&["table", "set", "127.0.0.1", "--netns", &ns.0, "--bw", "2gbit", "--rtt", "1ms"]);
+    loopback_exchange(&ns, "s_cubic", 7312, false);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(hits(), 1, "the container's own entry");
+    let own = get(Some(&ns.0));
+    assert_eq!((own["netns"].as_str(), own["handshakes"].as_u64()), (Some(ns.0.as_str()), Some(1)), "{own}");
+    assert_eq!(get(None), host_before, "the host's entry still as it was");
+    assert!(ok(&["table", "list"]).contains(&format!("127.0.0.1 ({})", ns.0)));
+    // Saved by name, restored under the namespace's key.
+    let saved = f.path("table.json");
+    assert!(ok(&["table", "save", saved.to_str().unwrap()]).contains("saved 2 entries"));
+    assert!(std::fs::read_to_string(&saved).unwrap().contains(&format!("\"netns\": \"{}\"", ns.0)));
+    ok(&["table", "flush"]);
+    ok(&["table", "restore", saved.to_str().unwrap()]);
+    loopback_exchange(&ns, "s_cubic", 7313, false);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!((hits(), get(Some(&ns.0))["handshakes"].as_u64()), (2, Some(2)), "restored under the namespace");
+    // One table: the container's flows use the host's entry.
+    ok(&["table", "forget", "127.0.0.1", "--netns", &ns.0]);
+    ok(&["config", "one_table=on"]);
+    loopback_exchange(&ns, "s_cubic", 7314, false);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!((hits(), get(None)["handshakes"].as_u64()), (3, Some(1)), "one_table: the host's entry");
 }

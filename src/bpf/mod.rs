@@ -13,6 +13,7 @@ pub mod table;
 
 use crate::sys;
 use abi::{ControllerAbi, Knobs, PathEntry, PeerKey, Record, CONTROLLER_ABI};
+pub use table::Peer;
 use anyhow::{bail, Context, Result};
 use object::{Aligned, PinnedMap};
 pub use object::{prog_stats, ProgStats};
@@ -216,7 +217,7 @@ fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> R
 /// before the old pins go and written into the new maps.
 #[derive(Default)]
 struct Carried {
-    paths: Vec<(IpAddr, PathEntry)>,
+    paths: Vec<(Peer, PathEntry)>,
     paths_capacity: Option<u32>,
     knobs: Option<Knobs>,
     counters: Vec<(usize, &'static str, u64)>,
@@ -246,7 +247,9 @@ fn drop_stale_pins() -> Result<Carried> {
         if let Ok(m) = pinned_map(name) {
             if m.key_size() != key || m.value_size() != value {
                 stale.push(name);
-                if m.key_size() == key && (name == "hs_config" || (name == "hs_paths" && m.value_size() < value)) {
+                // An older table: shorter records, or keys without a namespace (16 bytes: the host's).
+                let older_table = name == "hs_paths" && m.value_size() <= value && (m.key_size() == key || m.key_size() == 16);
+                if (m.key_size() == key && name == "hs_config") || older_table {
                     older.push((name, m));
                 }
             }
@@ -312,8 +315,8 @@ fn drop_stale_pins() -> Result<Carried> {
 fn put_carried(carried: &mut Carried) -> Result<()> {
     if !carried.paths.is_empty() {
         let m = paths_map()?;
-        for (addr, e) in carried.paths.drain(..) {
-            m.put(&peer_key(addr), &e)?;
+        for (peer, e) in carried.paths.drain(..) {
+            m.put(&peer.key(), &e)?;
         }
         let _ = std::fs::remove_file(UPGRADE_BACKUP);
     }
@@ -538,21 +541,21 @@ pub fn pins_exist() -> bool {
 }
 
 /// Makes the path table hold exactly `entries` again (a failed `up` after its restore).
-pub fn table_put_back(entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+pub fn table_put_back(entries: &[(Peer, PathEntry)]) -> Result<()> {
     put_back(&paths_map()?, entries)
 }
 
 /// Empties `m` and writes `entries` into it: a rollback, so it goes on past a failed
 /// write and returns the first error at the end.
-fn put_back(m: &PinnedMap, entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+fn put_back(m: &PinnedMap, entries: &[(Peer, PathEntry)]) -> Result<()> {
     let mut first = Ok(());
     for k in m.keys() {
         if let Err(e) = m.delete(&k) {
             first = first.and(Err(e));
         }
     }
-    for (a, e) in entries {
-        if let Err(e) = m.put(&peer_key(*a), e) {
+    for (p, e) in entries {
+        if let Err(e) = m.put(&p.key(), e) {
             first = first.and(Err(e));
         }
     }
@@ -567,9 +570,11 @@ pub fn paths_map() -> Result<PinnedMap> {
 /// shorter records, which `load` carries over.
 pub fn readable_paths(m: PinnedMap) -> Result<PinnedMap> {
     anyhow::ensure!(
-        m.value_size() as usize == std::mem::size_of::<PathEntry>(),
-        "the path table was loaded by another headstart version ({}-byte records, this one's are {}): `headstart load` carries it over",
+        m.value_size() as usize == std::mem::size_of::<PathEntry>() && m.key_size() as usize == std::mem::size_of::<PeerKey>(),
+        "the path table was loaded by another headstart version ({}-byte keys and {}-byte records, this one's are {} and {}): `headstart load` carries it over",
+        m.key_size(),
         m.value_size(),
+        std::mem::size_of::<PeerKey>(),
         std::mem::size_of::<PathEntry>()
     );
     Ok(m)
@@ -619,25 +624,30 @@ pub fn default_cc() -> String {
     std::fs::read_to_string(DEFAULT_CC).map(|s| s.trim().to_string()).unwrap_or_default()
 }
 
-/// A key as it is in the table (a live entry's address), not cut again.
-fn peer_key(addr: IpAddr) -> PeerKey {
-    PeerKey { bytes: table::addr_to_key(addr) }
-}
-
 /// ipv6_prefix_len as the controllers read it now (its default where no knob record
 /// can be read: then there is no table either).
 fn live_prefix_len() -> u32 {
     read_knobs().and_then(|k| k.get("ipv6_prefix_len")).unwrap_or_else(|_| abi::knob("ipv6_prefix_len").map(|(_, k)| k.default).unwrap_or(128))
 }
 
-/// The table entry a peer uses: its address, an IPv6 one cut to the live
-/// ipv6_prefix_len (bpf/lib/path_key.h).
-pub fn path_addr(addr: IpAddr) -> IpAddr {
-    table::key_to_addr(&table::path_key(addr, live_prefix_len()))
+/// The table entry a peer uses from network namespace `netns` (by its `ip netns`
+/// name; None: the host's): its address, an IPv6 one cut to the live ipv6_prefix_len
+/// (bpf/lib/path_key.h), and the namespace's key, 0 for all with one_table on (path_table.h,
+/// hs_peer_of).
+pub fn table_peer(addr: IpAddr, netns: Option<&str>) -> Result<Peer> {
+    let one_table = read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0;
+    let netns = match netns {
+        Some(n) => {
+            let key = sys::netns_key(n)?;
+            if one_table { 0 } else { key }
+        }
+        None => 0,
+    };
+    Ok(Peer { addr: table::key_to_addr(&table::path_key(addr, live_prefix_len())), netns })
 }
 
 fn path_key(addr: IpAddr, prefix_len: u32) -> PeerKey {
-    PeerKey { bytes: table::path_key(addr, prefix_len) }
+    PeerKey { bytes: table::path_key(addr, prefix_len), netns: 0 }
 }
 
 /// How a flow's start went (hs_outcomes), by its two ends as the server sees them.
@@ -676,7 +686,7 @@ pub fn outcome_name(o: &abi::FlowOutcome) -> &'static str {
 }
 
 /// Path table entries, newest first.
-pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
+pub fn table_entries() -> Result<Vec<(Peer, PathEntry)>> {
     let mut out = read_entries(&paths_map()?, false)?;
     out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
     Ok(out)
@@ -684,14 +694,14 @@ pub fn table_entries() -> Result<Vec<(IpAddr, PathEntry)>> {
 
 /// Every entry of a path table; `older`: its records are an older headstart's, a
 /// prefix of this one's (the fields it lacks read as zero).
-fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(IpAddr, PathEntry)>> {
+fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(Peer, PathEntry)>> {
     let mut out = Vec::new();
     m.for_each(|k, v| {
         let mut v = v.to_vec();
         if older {
             v.resize(std::mem::size_of::<PathEntry>(), 0);
         }
-        out.push((table::key_to_addr(k), PathEntry::from_bytes(&v)?));
+        out.push((Peer::from_key(k), PathEntry::from_bytes(&v)?));
         Ok(())
     })?;
     Ok(out)
@@ -711,21 +721,22 @@ pub fn table_summary() -> Result<(u64, Option<u64>)> {
     Ok((n, oldest))
 }
 
-/// The entry peer `addr` uses (an IPv6 peer: its prefix's).
-pub fn table_get(addr: IpAddr) -> Result<Option<PathEntry>> {
-    paths_map()?.get(&path_key(addr, live_prefix_len()))
+/// The entry of a peer (table_peer).
+pub fn table_get(peer: Peer) -> Result<Option<PathEntry>> {
+    paths_map()?.get(&peer.key())
 }
 
-pub fn table_set(addr: IpAddr, e: &PathEntry) -> Result<()> {
+pub fn table_set(peer: Peer, e: &PathEntry) -> Result<()> {
     table::validate_entry(e)?;
-    paths_map()?.put(&path_key(addr, live_prefix_len()), e)
+    paths_map()?.put(&peer.key(), e)
 }
 
-pub fn table_forget(addr: IpAddr) -> Result<bool> {
-    paths_map()?.delete(path_key(addr, live_prefix_len()).as_bytes())
+pub fn table_forget(peer: Peer) -> Result<bool> {
+    paths_map()?.delete(peer.key().as_bytes())
 }
 
-/// Forgets many peers through one open map; returns how many were there.
+/// Forgets many of the host namespace's peers (every namespace's with one_table)
+/// through one open map; returns how many were there.
 pub fn table_forget_all(addrs: impl IntoIterator<Item = IpAddr>) -> Result<usize> {
     let m = paths_map()?;
     let prefix_len = live_prefix_len();
@@ -809,22 +820,35 @@ fn device_type(dev: &str) -> Result<u32> {
     Ok(unsafe { req.ifr_ifru.ifru_hwaddr.sa_family } as u32)
 }
 
-/// Writes the table to `file` (JSON, see table::SavedTable). Returns the entry count.
-pub fn table_save(file: &Path) -> Result<usize> {
-    let entries = table_entries()?;
-    write_saved_table(file, &entries)?;
-    Ok(entries.len())
+/// What a save wrote.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct SaveReport {
+    pub saved: usize,
+    /// Entries of namespaces without an `ip netns` name: not saved (their cookie is
+    /// meaningless after the namespace, or the machine, goes).
+    pub unnamed_netns: usize,
 }
 
-fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()> {
+/// Writes the table to `file` (JSON, see table::SavedTable).
+pub fn table_save(file: &Path) -> Result<SaveReport> {
+    write_saved_table(file, &table_entries()?)
+}
+
+fn write_saved_table(file: &Path, entries: &[(Peer, PathEntry)]) -> Result<SaveReport> {
+    let names = if entries.iter().any(|(p, _)| p.netns != 0) { sys::named_netns() } else { Default::default() };
+    let saveable = |p: &Peer| p.netns == 0 || names.contains_key(&p.netns);
+    let saved = entries.iter().filter(|(p, _)| saveable(p)).count();
+    let report = SaveReport { saved, unnamed_netns: entries.len() - saved };
+    let names = &names;
     let now = sys::boot_ns();
     let saved = table::SavedTableOut {
         format: table::SAVE_FORMAT,
         version: table::SAVE_VERSION,
         saved_unix_s: sys::unix_s(),
         entries: table::EntriesOut(Box::new(move || {
-            Box::new(entries.iter().map(move |(addr, e)| table::SavedEntry {
-                peer: addr.to_string(),
+            Box::new(entries.iter().filter(move |(p, _)| p.netns == 0 || names.contains_key(&p.netns)).map(move |(p, e)| table::SavedEntry {
+                peer: p.addr.to_string(),
+                netns: p.netns_name(names),
                 bw_bytes_per_s: e.bw_bytes_per_s,
                 min_rtt_us: e.min_rtt_us,
                 flows: e.flows,
@@ -842,7 +866,8 @@ fn write_saved_table(file: &Path, entries: &[(IpAddr, PathEntry)]) -> Result<()>
     };
     // The file lists client addresses: owner-only, written whole or not at all; each
     // entry as it is formatted.
-    sys::write_private_atomically_with(file, |w| serde_json::to_writer_pretty(w, &saved).map_err(std::io::Error::from))
+    sys::write_private_atomically_with(file, |w| serde_json::to_writer_pretty(w, &saved).map_err(std::io::Error::from))?;
+    Ok(report)
 }
 
 /// What a restore did.
@@ -861,6 +886,8 @@ pub struct RestoreReport {
     pub folded: usize,
     /// Records that failed validation, each with its reason: set aside (BadRecords::Drop).
     pub dropped: Vec<String>,
+    /// Saved entries of a network namespace no `ip netns` name finds now: left out.
+    pub missing_netns: usize,
 }
 
 /// What a restore does with a record that fails validation.
@@ -893,13 +920,26 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     let m = paths_map()?;
     let live = table_entries()?;
     // Live entries by key: a merge looks every saved peer up (tables hold up to 2^26).
-    let live_stored: std::collections::HashMap<[u8; 16], u64> = live.iter().map(|(a, e)| (table::addr_to_key(*a), e.stored_ns)).collect();
+    let live_stored: std::collections::HashMap<PeerKey, u64> = live.iter().map(|(p, e)| (p.key(), e.stored_ns)).collect();
+    // Namespace names as the file gives them, to their keys now (with one_table: all the host's).
+    let one_table = read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0;
+    let mut netns_keys: std::collections::HashMap<String, Option<u64>> = std::collections::HashMap::new();
     let now = sys::boot_ns();
     let prefix_len = live_prefix_len();
     let mut report = RestoreReport { dropped: saved.dropped, ..Default::default() };
     // By key: saved peers that share an IPv6 prefix are one entry, the newest.
-    let mut writes: std::collections::HashMap<[u8; 16], PathEntry> = std::collections::HashMap::new();
-    for table::SavedRecord { peer: addr, entry: mut e, age_s, overrun_age_s } in saved.records {
+    let mut writes: std::collections::HashMap<PeerKey, PathEntry> = std::collections::HashMap::new();
+    for table::SavedRecord { peer: addr, netns, entry: mut e, age_s, overrun_age_s } in saved.records {
+        let netns = match netns {
+            None => 0,
+            Some(n) => match *netns_keys.entry(n.clone()).or_insert_with(|| sys::netns_key(&n).ok()) {
+                Some(k) => if one_table { 0 } else { k },
+                None => {
+                    report.missing_netns += 1;
+                    continue;
+                }
+            },
+        };
         let age_s = age_s + since_save_s;
         if max_age_s > 0 && age_s > max_age_s as f64 {
             report.expired += 1;
@@ -910,7 +950,7 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
         if e.overruns > 0 {
             e.overrun_s = (now / 1_000_000_000).saturating_sub((overrun_age_s + since_save_s) as u64).min(u32::MAX as u64) as u32;
         }
-        let key = table::path_key(addr, prefix_len);
+        let key = PeerKey { netns, ..path_key(addr, prefix_len) };
         if merge && live_stored.get(&key).is_some_and(|&ns| ns > e.stored_ns) {
             report.newer_live += 1;
             continue;
@@ -942,12 +982,12 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     let _quiet = sys::SignalsDeferred::new()?;
     let apply = || -> Result<()> {
         if !merge {
-            for (a, _) in &live {
-                m.delete(peer_key(*a).as_bytes())?;
+            for (p, _) in &live {
+                m.delete(p.key().as_bytes())?;
             }
         }
         for (k, e) in &writes {
-            m.put(&PeerKey { bytes: *k }, e)?;
+            m.put(k, e)?;
         }
         let now_count = m.keys().len();
         anyhow::ensure!(now_count == expected, "the kernel's table holds {now_count} entries after the restore, not {expected} (its LRU evicted some: a larger --table-size is needed)");

@@ -3,13 +3,13 @@
 //! The JSON field names are the schema; the README documents them.
 
 use super::abi::{KnobSet, KnobValues, PathEntry};
-use super::{table, CONTROLLERS, PIN_DIR};
+use super::{table, Peer, CONTROLLERS, PIN_DIR};
 use crate::sys;
 use crate::units::fmt_rate;
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::net::IpAddr;
+use std::collections::HashMap;
 
 #[derive(Serialize)]
 pub struct ControllerStatus {
@@ -59,23 +59,26 @@ impl KnobsReport {
 #[derive(Serialize)]
 pub struct EntryReport {
     pub peer: String,
+    /// The network namespace whose flows use it (`ip netns` name, or `#cookie`); absent: the host's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netns: Option<String>,
     pub bw_bytes_per_s: u64,
     pub min_rtt_us: u32,
     pub flows: u32,
     pub age_s: f64,
     pub source: &'static str,
     /// A storing flow lost packets with no queue in its RTT (random loss): jumps to it
-    /// get no window override unless rwnd_lossy is on.
+    /// get no window override.
     pub lossy: bool,
     /// Lossy: segments sent without a retransmission since the mark (it clears at 10,000).
     pub clean_segs: u32,
     /// Its confidence: storing flows in a row whose estimate agreed with it (within 25 %).
     pub agreed: u32,
     /// Handshakes of flows that looked it up, and the share of recent ones (%, an EWMA)
-    /// that found a queue at the bottleneck: jumps are cut by that share (jump_yield).
+    /// that found a queue at the bottleneck: jumps are cut by that share.
     pub handshakes: u32,
     pub busy_pct: f64,
-    /// Flows resuming from it now (concurrency=split).
+    /// Unused (0): kept for the JSON's readers.
     pub resumers: u32,
     /// Jumps whose receiver discarded data past its window, and the seconds since the
     /// last: the override is off for 10 s after it, doubled for each one before.
@@ -84,9 +87,10 @@ pub struct EntryReport {
 }
 
 impl EntryReport {
-    pub fn of(addr: IpAddr, e: &PathEntry, now_boot_ns: u64) -> EntryReport {
+    pub fn of(p: &Peer, netns_names: &HashMap<u64, String>, e: &PathEntry, now_boot_ns: u64) -> EntryReport {
         EntryReport {
-            peer: addr.to_string(),
+            peer: p.addr.to_string(),
+            netns: p.netns_name(netns_names),
             bw_bytes_per_s: e.bw_bytes_per_s,
             min_rtt_us: e.min_rtt_us,
             flows: e.flows,
@@ -105,8 +109,9 @@ impl EntryReport {
 
     pub fn text(&self) -> String {
         format!(
-            "{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), busy {:.0} % of {} handshakes, {:.1} s old, from {}{}{}",
+            "{}{}: {} ({} B/s), min RTT {:.3} ms, {} flows ({} agreed in a row), busy {:.0} % of {} handshakes, {:.1} s old, from {}{}{}",
             self.peer,
+            self.netns.as_ref().map(|n| format!(" (network namespace {n})")).unwrap_or_default(),
             fmt_rate(self.bw_bytes_per_s as f64 * 8.0),
             self.bw_bytes_per_s,
             self.min_rtt_us as f64 / 1e3,
@@ -188,13 +193,16 @@ impl Status {
 /// The whole table as text, newest first.
 /// The table for a terminal: boxed up to TABLE_BOXED_MAX entries; past that, one
 /// aligned line per entry written as it goes (a million boxed rows took 2.6 GB).
-pub fn write_table_text(out: &mut impl std::io::Write, entries: &[(IpAddr, PathEntry)], now_boot_ns: u64) -> Result<()> {
+pub fn write_table_text(out: &mut impl std::io::Write, entries: &[(Peer, PathEntry)], netns_names: &HashMap<u64, String>, now_boot_ns: u64) -> Result<()> {
     const TABLE_BOXED_MAX: usize = 10_000;
     const HEADER: [&str; 8] = ["peer", "bandwidth", "min RTT ms", "BDP KB", "flows", "busy %", "age s", "source"];
-    let cells = |a: &IpAddr, e: &PathEntry| {
-        let r = EntryReport::of(*a, e, now_boot_ns);
+    let cells = |p: &Peer, e: &PathEntry| {
+        let r = EntryReport::of(p, netns_names, e, now_boot_ns);
         [
-            r.peer,
+            match r.netns {
+                Some(n) => format!("{} ({n})", r.peer),
+                None => r.peer,
+            },
             fmt_rate(r.bw_bytes_per_s as f64 * 8.0),
             format!("{:.2}", r.min_rtt_us as f64 / 1e3),
             format!("{:.0}", r.bw_bytes_per_s as f64 * r.min_rtt_us as f64 / 1e6 / 1024.0),

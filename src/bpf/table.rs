@@ -41,6 +41,36 @@ pub fn path_key(addr: IpAddr, prefix_len: u32) -> [u8; 16] {
     b
 }
 
+/// An entry's key as userspace holds it: the peer's (cut) address and the network
+/// namespace whose flows use it (0: the host's; bpf/records.h, struct hs_peer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Peer {
+    pub addr: IpAddr,
+    pub netns: u64,
+}
+
+impl Peer {
+    pub fn host(addr: IpAddr) -> Peer {
+        Peer { addr, netns: 0 }
+    }
+
+    /// From a map key: this release's 24 bytes, or an older release's bare address (16: the host's).
+    pub fn from_key(k: &[u8]) -> Peer {
+        let netns = k.get(16..24).map(|b| u64::from_ne_bytes(b.try_into().unwrap())).unwrap_or(0);
+        Peer { addr: key_to_addr(k), netns }
+    }
+
+    pub fn key(&self) -> abi::PeerKey {
+        abi::PeerKey { bytes: addr_to_key(self.addr), netns: self.netns }
+    }
+
+    /// The namespace for people: None for the host's, its `ip netns` name, or its
+    /// cookie (`#N`) for a namespace with no name.
+    pub fn netns_name(&self, names: &std::collections::HashMap<u64, String>) -> Option<String> {
+        (self.netns != 0).then(|| names.get(&self.netns).cloned().unwrap_or_else(|| format!("#{}", self.netns)))
+    }
+}
+
 pub fn key_to_addr(k: &[u8]) -> IpAddr {
     let mut b = [0u8; 16];
     b.copy_from_slice(&k[..16]);
@@ -109,6 +139,10 @@ impl Serialize for EntriesOut<'_> {
 #[serde(deny_unknown_fields)]
 pub struct SavedEntry {
     pub peer: String,
+    /// The network namespace (its `ip netns` name) whose flows use the entry; absent:
+    /// the host's. A namespace without a name is not saved (its cookie dies with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub netns: Option<String>,
     pub bw_bytes_per_s: u64,
     pub min_rtt_us: u32,
     pub flows: u32,
@@ -161,8 +195,11 @@ impl SavedTable {
         Ok(out)
     }
 
-    fn record(e: &SavedEntry, seen: &mut std::collections::HashSet<[u8; 16]>) -> Result<SavedRecord> {
+    fn record(e: &SavedEntry, seen: &mut std::collections::HashSet<(Option<String>, [u8; 16])>) -> Result<SavedRecord> {
         let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("'{}' is not an IP address", e.peer))?;
+        if let Some(n) = &e.netns {
+            ensure!(!n.is_empty() && n.len() <= 255 && !n.contains('/') && n != "." && n != "..", "'{n}' is not a network namespace name");
+        }
         let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("unknown source '{}'", e.source))? as u16;
         ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "age must be a non-negative number of seconds");
         ensure!(e.busy_pct.is_finite() && (0.0..=100.0).contains(&e.busy_pct), "busy_pct must be 0..100");
@@ -170,8 +207,8 @@ impl SavedTable {
         let entry = PathEntry { bw_bytes_per_s: e.bw_bytes_per_s, stored_ns: 0, min_rtt_us: e.min_rtt_us, flows: e.flows, source, flags: if e.lossy { super::abi::PATH_LOSSY } else { 0 }, clean_segs: if e.lossy { e.clean_segs } else { 0 }, agreed: e.agreed, handshakes: e.handshakes, busy_share: busy_share_of(e.busy_pct), overruns: e.overruns, ..Default::default() };
         validate_entry(&entry)?;
         // Last: a bad record does not take its peer's key from a good one after it.
-        ensure!(seen.insert(addr_to_key(addr)), "duplicate peer (the same key as an earlier record)");
-        Ok(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s })
+        ensure!(seen.insert((e.netns.clone(), addr_to_key(addr))), "duplicate peer (the same key as an earlier record)");
+        Ok(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), netns: e.netns.clone(), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s })
     }
 }
 
@@ -180,6 +217,8 @@ impl SavedTable {
 #[derive(Debug)]
 pub struct SavedRecord {
     pub peer: IpAddr,
+    /// Its namespace's name; None: the host's.
+    pub netns: Option<String>,
     pub entry: PathEntry,
     /// Age when saved, s.
     pub age_s: f64,
@@ -215,6 +254,7 @@ mod tests {
     fn a_streamed_table_is_the_same_json() {
         let entry = |i: u64| SavedEntry {
             peer: format!("10.0.0.{i}"),
+            netns: (i == 3).then(|| "tenant".into()),
             bw_bytes_per_s: 1_000_000 * i,
             min_rtt_us: 20_000,
             flows: 1,
@@ -265,6 +305,8 @@ mod tests {
             (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":101,"), "busy_pct"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"busy_pct\":-1,"), "busy_pct"),
             (good.replace("\"flows\":1,", "\"flows\":1,\"overruns\":1,\"overrun_age_s\":-3,"), "overrun_age_s"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"netns\":\"../x\","), "not a network namespace name"),
+            (good.replace("\"flows\":1,", "\"flows\":1,\"netns\":\"\","), "not a network namespace name"),
         ] {
             let err = match SavedTable::parse(&bad) {
                 Err(e) => format!("{e:#}"),
@@ -275,6 +317,25 @@ mod tests {
             };
             assert!(err.contains(why), "expected '{why}' in '{err}'");
         }
+    }
+
+    /// One address in the host's namespace and in a named one is two entries, not a
+    /// duplicate; twice in the same namespace is.
+    #[test]
+    fn a_namespace_makes_its_own_key() {
+        let rec = |netns: &str| format!(r#"{{"peer":"10.0.0.1",{netns}"bw_bytes_per_s":12500000,"min_rtt_us":50000,"flows":1,"age_s":1,"source":"s_cubic"}}"#);
+        let file = |recs: &[String]| format!(r#"{{"format":"headstart-path-table","version":1,"saved_unix_s":1,"entries":[{}]}}"#, recs.join(","));
+        let p = SavedTable::parse(&file(&[rec(""), rec(r#""netns":"tenant","#)])).unwrap();
+        assert_eq!((p.records.len(), p.dropped.len()), (2, 0));
+        assert_eq!((p.records[0].netns.as_deref(), p.records[1].netns.as_deref()), (None, Some("tenant")));
+        let p = SavedTable::parse(&file(&[rec(r#""netns":"tenant","#), rec(r#""netns":"tenant","#)])).unwrap();
+        assert!(p.dropped.len() == 1 && p.dropped[0].contains("duplicate"), "{:?}", p.dropped);
+        // A map key of this release (24 bytes) and of an older one (16: the host's).
+        let k = Peer { addr: "10.0.0.1".parse().unwrap(), netns: 42 }.key();
+        let mut bytes = k.bytes.to_vec();
+        bytes.extend(k.netns.to_ne_bytes());
+        assert_eq!(Peer::from_key(&bytes), Peer { addr: "10.0.0.1".parse().unwrap(), netns: 42 });
+        assert_eq!(Peer::from_key(&bytes[..16]), Peer::host("10.0.0.1".parse().unwrap()));
     }
 
     #[test]

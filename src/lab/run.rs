@@ -116,13 +116,24 @@ impl KnobsForRun {
     }
 }
 
+/// The experiment's knobs, with one_table on unless it says otherwise and headstart is
+/// loaded: the lab's server namespace stands for this host, so its flows use the
+/// host's entries (`headstart table set` before a run, `table get` after it).
+fn with_one_table(knobs: &[String]) -> Vec<String> {
+    let mut k = knobs.to_vec();
+    if !k.iter().any(|a| a.trim_start().starts_with("one_table")) && crate::bpf::pinned_map("hs_config").is_ok() {
+        k.push("one_table=on".into());
+    }
+    k
+}
+
 /// Validates `text` before anything is created, runs it and writes its results.
 pub fn run_experiment(text: ExperimentText, out: &Output) -> Result<PathBuf> {
     let exp: Experiment = text.validate()?;
     sys::require_root()?;
     let dir = out.prepare(exp.workload.kind())?;
     load_headstart_ccs(exp.workload.ccs().iter().map(|c| c.kernel.as_str()))?;
-    let _knobs = KnobsForRun::apply(&exp.knobs)?;
+    let _knobs = KnobsForRun::apply(&with_one_table(&exp.knobs))?;
     let interrupt = Interrupt::install()?;
     let res = workloads::run(&exp, interrupt, out.quiet)?;
     report::write_all(&dir, &exp, &res)?;

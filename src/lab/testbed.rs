@@ -365,7 +365,9 @@ impl Testbed {
         if !crate::bpf::is_ours(&cc.kernel) {
             return None;
         }
-        crate::bpf::table_get(addr).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
+        // The lab's runs keep one table (one_table, run.rs): its server stands for this host.
+        let peer = crate::bpf::table_peer(addr, None).ok()?;
+        crate::bpf::table_get(peer).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
     }
 
     /// A headstart controller's flow outcome, once its socket is released. The server

@@ -44,9 +44,9 @@ static __u64 counter(__u32 what)
 	return v ? *v : 0;
 }
 
-static struct hs_addr peer_key(__u32 ip)
+static struct hs_peer peer_key(__u32 ip)
 {
-	struct hs_addr a = {};
+	struct hs_peer a = {};
 	__u32 be = htonl(ip);
 
 	a.bytes[10] = a.bytes[11] = 0xff;
@@ -54,9 +54,17 @@ static struct hs_addr peer_key(__u32 ip)
 	return a;
 }
 
+static struct hs_path *entry_in(__u32 ip, __u64 netns)
+{
+	struct hs_peer a = peer_key(ip);
+
+	a.netns = netns;
+	return bpf_map_lookup_elem(&hs_paths, &a);
+}
+
 static struct hs_path *entry(__u32 ip)
 {
-	struct hs_addr a = peer_key(ip);
+	struct hs_peer a = peer_key(ip);
 
 	return bpf_map_lookup_elem(&hs_paths, &a);
 }
@@ -64,7 +72,7 @@ static struct hs_path *entry(__u32 ip)
 /* An entry as a previous flow would have left it, stored `age_s` ago. */
 static void seed(__u32 ip, __u64 bw_Bps, __u32 min_rtt_us, __u64 age_s)
 {
-	struct hs_addr a = peer_key(ip);
+	struct hs_peer a = peer_key(ip);
 	struct hs_path p = { .bw_bytes_per_s = bw_Bps, .min_rtt_us = min_rtt_us, .flows = 1,
 			     .stored_ns = host_now_ns - age_s * 1000000000ULL };
 
@@ -364,7 +372,7 @@ static void test_six_tls_connections_share_as_they_write(void)
 	CHECK(counter(HS_VALIDATED) == 6 && counter(HS_REJECT_SIBLINGS) == 0, "six validated, none waited: %llu",
 	      (unsigned long long)counter(HS_REJECT_SIBLINGS));
 	{
-		struct hs_addr k = peer_key(PEER);
+		struct hs_peer k = peer_key(PEER);
 		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
 
 		CHECK(!n || (n->open == 0 && n->armed == 0 && n->starting == 0), "all counted out at release");
@@ -501,7 +509,7 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	{
-		struct hs_addr k = peer_key(PEER);
+		struct hs_peer k = peer_key(PEER);
 		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
 
 		CHECK(n && n->open == 1 && n->armed == 1 && n->pkts_out == 0, "counted open and armed, holding no budget");
@@ -510,7 +518,7 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 	host_close(&a);
 	CHECK(counter(HS_NO_JUMP_NEEDED) == 1 && counter(HS_JUMPS) == 0, "no jump needed");
 	{
-		struct hs_addr k = peer_key(PEER);
+		struct hs_peer k = peer_key(PEER);
 		struct hs_open_flows *n = bpf_map_lookup_elem(&hs_open, &k);
 
 		CHECK(!n || (n->open == 0 && n->armed == 0), "counted out at release");
@@ -570,7 +578,7 @@ static void test_after_a_small_jump_slow_start_goes_on(void)
  * the peer found its budget taken). */
 static void test_an_evicted_open_count_never_wraps(void)
 {
-	struct hs_addr k = peer_key(PEER);
+	struct hs_peer k = peer_key(PEER);
 	struct hs_open_flows *n;
 
 	fresh();
@@ -653,7 +661,7 @@ static void test_idle_then_a_burst_resumes_at_the_flows_rate(void)
 static void test_restart_without_the_sysctl_is_the_same_restart(void)
 {
 	fresh();
-	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
+	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
 	serve_then_idle(&a);
 	CHECK(a.tp.snd_cwnd > 2 * BDP_100M_50MS, "the old window: %u", a.tp.snd_cwnd);
 	host_write(&a, 2000000);
@@ -663,14 +671,14 @@ static void test_restart_without_the_sysctl_is_the_same_restart(void)
 	host_close(&a);
 
 	fresh();
-	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
+	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;
 	set_knobs((struct hs_config){ .version = HS_CONFIG_VERSION, .mode = HS_MODE_OFF });
 	serve_then_idle(&a);
 	host_write(&a, 2000000);
 	CHECK(a.tp.packets_out > 2 * BDP_100M_50MS, "off: the kernel's old window at once, sent %u", a.tp.packets_out);
 	host_ack_all(&a);
 	host_close(&a);
-	host_net.ipv4.sysctl_tcp_slow_start_after_idle = 1;
+	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 1;
 }
 
 /* The path's rate fell to a fifth during the idle: the restart's jump is delivered
@@ -745,7 +753,7 @@ static void test_restart_takes_a_newer_entry(void)
  * handshake, no outcome, no store. */
 static void test_a_fast_open_flow_touches_nothing(void)
 {
-	struct hs_addr key = peer_key(PEER);
+	struct hs_peer key = peer_key(PEER);
 	struct hs_path before;
 
 	fresh();
@@ -768,6 +776,41 @@ static void test_a_fast_open_flow_touches_nothing(void)
 	host_close(&a);
 	CHECK(counter(HS_STORES) == 0 && entry(PEER) && !memcmp(entry(PEER), &before, sizeof(before)), "the entry as it was");
 	CHECK(!bpf_map_lookup_elem(&hs_outcomes, &flow_of(&a)->start.key), "no outcome at release");
+}
+
+/* A container's flows (another network namespace) neither read nor write the host's
+ * entry for the same address: their own entry, under their namespace's cookie. With
+ * one_table every namespace uses the host's. */
+static void test_namespaces_keep_their_own_entries(void)
+{
+	struct net container = { .ns = { .inum = 4026532500U }, .ipv4 = init_net.ipv4, .net_cookie = 42 };
+	struct hs_config one = knobs();
+	struct hs_path host_before;
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_before = *entry(PEER);
+	host_net = &container;
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_net = &init_net;
+	host_write(&a, 1000000);
+	CHECK(counter(HS_MISSES) == 1 && counter(HS_JUMPS) == 0 && a.tp.packets_out == HOST_IW, "the container misses: IW");
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry_in(PEER, 42) && entry_in(PEER, 42)->flows == 1, "the container's store is its own entry");
+	CHECK(!memcmp(entry(PEER), &host_before, sizeof(host_before)), "the host's entry as it was");
+	fresh();
+	one.one_table = 1;
+	set_knobs(one);
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_net = &container;
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_net = &init_net;
+	host_write(&b, 2000000);
+	CHECK(counter(HS_JUMPS) == 1, "one_table: the container jumps from the host's entry");
+	host_ack_all(&b);
+	host_close(&b);
+	CHECK(!entry_in(PEER, 42) && entry(PEER)->flows == 2, "one_table: it stores into the host's entry");
 }
 
 int main(void)
@@ -801,5 +844,6 @@ int main(void)
 	test_short_idle_or_small_write_restarts_nothing();
 	test_restart_takes_a_newer_entry();
 	test_a_fast_open_flow_touches_nothing();
+	test_namespaces_keep_their_own_entries();
 	return check_report();
 }

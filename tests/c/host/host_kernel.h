@@ -31,7 +31,10 @@
 #include <stdio.h>
 
 unsigned int CONFIG_HZ = 1000;
-static struct net host_net = { .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_slow_start_after_idle = 1 } };
+static struct net init_net = { .ns = { .inum = NET_NS_INIT_INO }, .ipv4 = { .sysctl_tcp_min_tso_segs = 2, .sysctl_tcp_slow_start_after_idle = 1 },
+			       .net_cookie = 1 };
+/* The namespace host_open's connections are in (a test may point it at another). */
+static struct net *host_net = &init_net;
 
 #define HOST_MSS 1448U
 #define HOST_IW 10U
@@ -260,7 +263,7 @@ static inline void host_open_with_uid(struct host_conn *c, const struct tcp_cong
 	sk->__sk_common.skc_rcv_saddr = htonl(0x0a000001);
 	sk->__sk_common.skc_dport = htons(40000);
 	sk->__sk_common.skc_num = local_port;
-	sk->__sk_common.skc_net.net = &host_net;
+	sk->__sk_common.skc_net.net = host_net;
 	sk->sk_uid.val = uid;
 	sk->sk_max_pacing_rate = ~0UL;
 	tp->mss_cache = HOST_MSS;
@@ -309,7 +312,7 @@ static inline void host_write(struct host_conn *c, __u32 bytes)
 {
 	__s32 idle = (__s32)((__u32)bpf_jiffies64() - c->tp.lsndtime);
 
-	if (host_net.ipv4.sysctl_tcp_slow_start_after_idle && !c->tp.packets_out && !c->ops->cong_control &&
+	if (host_sk(c)->__sk_common.skc_net.net->ipv4.sysctl_tcp_slow_start_after_idle && !c->tp.packets_out && !c->ops->cong_control &&
 	    idle > (__s32)c->tp.inet_conn.icsk_rto)
 		host_cwnd_restart(c, idle);
 	c->tp.write_seq += bytes;

@@ -31,8 +31,16 @@ struct netns_ipv4 {
 	__u8 sysctl_tcp_slow_start_after_idle;
 };
 
+enum { NET_NS_INIT_INO = 4026531833U };
+
+struct ns_common {
+	unsigned int inum;
+};
+
 struct net {
+	struct ns_common ns;
 	struct netns_ipv4 ipv4;
+	__u64 net_cookie;
 };
 
 typedef struct { struct net *net; } possible_net_t;
