@@ -45,7 +45,6 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_controller_loaded", kind: "gauge", help: "1 if the congestion control is registered in the kernel." },
     Family { name: "headstart_table_entries", kind: "gauge", help: "Entries in the per-peer path table." },
     Family { name: "headstart_table_capacity_entries", kind: "gauge", help: "Capacity of the path table (LRU)." },
-    Family { name: "headstart_table_oldest_entry_age_seconds", kind: "gauge", help: "Age of the oldest path table entry." },
     Family { name: "headstart_rwnd_rewrites_total", kind: "counter", help: "ACKs whose receive window the tc override opened." },
     Family { name: "headstart_mode", kind: "gauge", help: "The operator's mode (on, off, shadow): 1 for the one in force." },
 ];
@@ -140,11 +139,9 @@ pub fn render() -> Result<String> {
         }
     }
     if let Ok(m) = bpf::paths_map() {
-        let (count, oldest_stored) = bpf::table_summary()?;
-        let oldest = oldest_stored.map_or(0, |t| crate::sys::boot_ns().saturating_sub(t));
-        samples.push(("headstart_table_entries", format!("headstart_table_entries {count}")));
+        // The kernel's count: a scrape never walks the table (a million entries).
+        samples.push(("headstart_table_entries", format!("headstart_table_entries {}", bpf::table_count()?)));
         samples.push(("headstart_table_capacity_entries", format!("headstart_table_capacity_entries {}", m.max_entries)));
-        samples.push(("headstart_table_oldest_entry_age_seconds", format!("headstart_table_oldest_entry_age_seconds {:.3}", oldest as f64 / 1e9)));
         samples.push(("headstart_rwnd_rewrites_total", format!("headstart_rwnd_rewrites_total {}", bpf::rwnd_rewrites())));
         if let Ok(k) = bpf::read_knobs() {
             let mode = k.get("mode")?;

@@ -251,11 +251,10 @@ pub fn up(cfg: &Config) -> Result<UpReport> {
     state_dir(&cfg.state_dir)?;
     let state = State::read(&cfg.state_dir)?;
     let table_file = cfg.state_dir.join(TABLE_FILE);
-    let has_table = table_file.exists();
-    if has_table {
-        let text = sys::read_regular_file(&table_file, sys::TABLE_FILE_LIMIT).with_context(|| format!("cannot read {}", table_file.display()))?;
-        SavedTable::parse(&text).with_context(|| format!("{} refused (remove it to start with an empty table), nothing changed", table_file.display()))?;
-    }
+    let mut kept_table = match table_file.exists() {
+        true => Some(SavedTable::read(&table_file, sys::TABLE_FILE_LIMIT).with_context(|| format!("{} refused (remove it to start with an empty table), nothing changed", table_file.display()))?),
+        false => None,
+    };
     for dev in &cfg.interfaces {
         bpf::check_device(dev).with_context(|| format!("interfaces: '{dev}' refused, nothing changed"))?;
     }
@@ -282,9 +281,9 @@ pub fn up(cfg: &Config) -> Result<UpReport> {
         undo.registered = bpf::names().into_iter().filter(|n| bpf::is_loaded(n) && !was_registered.contains(n)).map(String::from).collect();
         report.loaded = loaded?;
         bpf::write_knobs(&knobs)?;
-        if has_table {
+        if let Some(saved) = kept_table.take() {
             undo.table = Some(bpf::table_entries()?);
-            let r = bpf::table_restore(&table_file, true, bpf::BadRecords::Drop)?;
+            let r = bpf::table_restore_parsed(&table_file, saved, true, bpf::BadRecords::Drop)?;
             for why in &r.dropped {
                 eprintln!("headstart: warning: {}: {why}: left out", table_file.display());
             }

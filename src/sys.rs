@@ -293,6 +293,21 @@ pub const TABLE_FILE_LIMIT: u64 = 1 << 30;
 /// ends), as is a larger file. Errors keep io::ErrorKind::NotFound for a missing file.
 pub fn read_regular_file(path: &std::path::Path, limit: u64) -> std::io::Result<String> {
     use std::io::{Error, ErrorKind, Read};
+    let f = open_regular_file(path, limit)?;
+    let too_big = || Error::new(ErrorKind::InvalidData, format!("larger than {} bytes", limit));
+    let mut bytes = Vec::with_capacity(f.metadata()?.len() as usize);
+    f.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big()); // it grew while read
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// The regular file at `path`, opened for reading if it is at most `limit` bytes now
+/// (a reader should still stop at `limit`: it may grow). A FIFO, device or directory
+/// is refused before anything is read.
+pub fn open_regular_file(path: &std::path::Path, limit: u64) -> std::io::Result<File> {
+    use std::io::{Error, ErrorKind};
     use std::os::unix::fs::OpenOptionsExt;
     // O_NONBLOCK: opening a FIFO with no writer would block before fstat could refuse it.
     let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
@@ -300,16 +315,10 @@ pub fn read_regular_file(path: &std::path::Path, limit: u64) -> std::io::Result<
     if !md.is_file() {
         return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
     }
-    let too_big = || Error::new(ErrorKind::InvalidData, format!("larger than {} bytes", limit));
     if md.len() > limit {
-        return Err(too_big());
+        return Err(Error::new(ErrorKind::InvalidData, format!("larger than {} bytes", limit)));
     }
-    let mut bytes = Vec::with_capacity(md.len() as usize);
-    f.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_big()); // it grew while read
-    }
-    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "not UTF-8 text"))
+    Ok(f)
 }
 
 /// SIGINT, SIGTERM and SIGHUP held back while it lives (delivered when it drops):
@@ -339,5 +348,30 @@ impl Drop for SignalsDeferred {
     fn drop(&mut self) {
         // SAFETY: puts back the mask saved by new().
         unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 45, item 12: the lab's nginx folder and the tests' scratch folders were
+    /// `/tmp/<prefix>-<pid>`, which a local user could plant first (a symlink to a
+    /// folder of theirs). A private one is new each time, owner-only, and never a name
+    /// planted before it.
+    #[test]
+    fn a_private_temp_dir_is_new_owner_only_and_never_a_planted_name() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let planted = std::env::temp_dir().join(format!("headstart-planted-{}", std::process::id()));
+        let _ = std::fs::remove_file(&planted);
+        std::os::unix::fs::symlink("/", &planted).unwrap();
+        let (a, b) = (private_temp_dir("headstart-planted").unwrap(), private_temp_dir("headstart-planted").unwrap());
+        assert!(a != b && a != planted && b != planted, "{a:?} {b:?}");
+        for d in [&a, &b] {
+            let md = std::fs::symlink_metadata(d).unwrap();
+            assert!(md.is_dir() && md.permissions().mode() & 0o777 == 0o700 && md.uid() == unsafe { libc::geteuid() }, "{d:?}");
+            std::fs::remove_dir(d).unwrap();
+        }
+        std::fs::remove_file(&planted).unwrap();
     }
 }

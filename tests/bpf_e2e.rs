@@ -497,6 +497,9 @@ fn ten_thousand_peers_through_a_small_table() {
     assert!(counter(&st, "s_cubic", "stores") > 9000, "{st}");
     let entries = ok(&["table", "list", "--json"]).lines().count();
     assert!((500..=1024).contains(&entries), "LRU keeps the table within its 1024 entries: {entries}");
+    // The count `status` and `metrics` give is the kernel's (no walk), evictions included.
+    assert_eq!(status()["table"]["entries"].as_u64(), Some(entries as u64), "the kernel's count after ~9,000 evictions");
+    assert!(ok(&["metrics"]).contains(&format!("headstart_table_entries {entries}\n")));
 }
 
 #[test]

@@ -43,6 +43,7 @@ pub const CONTROLLERS: &[Controller] = &[
 
 const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
 const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
+const MAP_COUNT_OBJECT: &Aligned<[u8]> = bpf_object!("map_count");
 
 /// The lab's count, per flow, of the segments receivers discarded beyond their window
 /// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
@@ -707,18 +708,19 @@ fn read_entries(m: &PinnedMap, older: bool) -> Result<Vec<(Peer, PathEntry)>> {
     Ok(out)
 }
 
-/// The path table's entry count and the oldest entry's store time, read in batches
-/// without holding the table (`headstart metrics` at a million entries).
-pub fn table_summary() -> Result<(u64, Option<u64>)> {
-    let m = paths_map()?;
-    let (mut n, mut oldest) = (0u64, None::<u64>);
-    m.for_each(|_, v| {
-        let e = PathEntry::from_bytes(v)?;
-        n += 1;
-        oldest = Some(oldest.map_or(e.stored_ns, |o| o.min(e.stored_ns)));
-        Ok(())
-    })?;
-    Ok((n, oldest))
+/// The path table's entry count, as the kernel keeps it (bpf/map_count.bpf.c): no walk
+/// of the table, whatever its size.
+pub fn table_count() -> Result<u64> {
+    let id = paths_map()?.id()?;
+    let obj = object::open_and_load("map_count", MAP_COUNT_OBJECT, Path::new(PIN_DIR), &[])?;
+    let prog = obj.progs_mut().find(|p| p.name() == "hs_map_count").context("map_count has no program")?;
+    let link = prog.attach().map_err(|e| anyhow::anyhow!("attaching the map counter: {e}"))?;
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut libbpf_rs::Iter::new(&link).context("the map counter")?, &mut out).context("reading the map counter")?;
+    out.chunks_exact(16)
+        .find(|r| u32::from_ne_bytes(r[0..4].try_into().unwrap()) == id)
+        .map(|r| i64::from_ne_bytes(r[8..16].try_into().unwrap()).max(0) as u64)
+        .context("the map counter did not see the path table")
 }
 
 /// The entry of a peer (table_peer).
@@ -908,8 +910,12 @@ pub enum BadRecords {
 /// `merge`: entries of the live table not in the file stay, and a live entry newer
 /// than the saved one wins; otherwise the file replaces the table.
 pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<RestoreReport> {
-    let text = sys::read_regular_file(file, sys::TABLE_FILE_LIMIT).with_context(|| format!("cannot read {}", file.display()))?;
-    let saved = table::SavedTable::parse(&text).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    let saved = table::SavedTable::read(file, sys::TABLE_FILE_LIMIT).with_context(|| format!("{} refused, table unchanged", file.display()))?;
+    table_restore_parsed(file, saved, merge, bad)
+}
+
+/// table_restore of a file already read (`up` validates it before changing anything).
+pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool, bad: BadRecords) -> Result<RestoreReport> {
     if bad == BadRecords::Refuse {
         if let Some(first) = saved.dropped.first() {
             anyhow::bail!("{} refused, table unchanged: {first}{}", file.display(), if saved.dropped.len() > 1 { format!(" (and {} more bad records)", saved.dropped.len() - 1) } else { String::new() });
@@ -928,7 +934,7 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     let prefix_len = live_prefix_len();
     let mut report = RestoreReport { dropped: saved.dropped, ..Default::default() };
     // By key: saved peers that share an IPv6 prefix are one entry, the newest.
-    let mut writes: std::collections::HashMap<PeerKey, PathEntry> = std::collections::HashMap::new();
+    let mut writes: std::collections::HashMap<PeerKey, PathEntry> = std::collections::HashMap::with_capacity(saved.records.len());
     for table::SavedRecord { peer: addr, netns, entry: mut e, age_s, overrun_age_s } in saved.records {
         let netns = match netns {
             None => 0,
@@ -982,14 +988,16 @@ pub fn table_restore(file: &Path, merge: bool, bad: BadRecords) -> Result<Restor
     let _quiet = sys::SignalsDeferred::new()?;
     let apply = || -> Result<()> {
         if !merge {
-            for (p, _) in &live {
-                m.delete(p.key().as_bytes())?;
-            }
+            let keys: Vec<u8> = live.iter().flat_map(|(p, _)| p.key().as_bytes().to_vec()).collect();
+            m.delete_batch(&keys)?;
         }
+        let (mut keys, mut values) = (Vec::with_capacity(writes.len() * std::mem::size_of::<PeerKey>()), Vec::with_capacity(writes.len() * std::mem::size_of::<PathEntry>()));
         for (k, e) in &writes {
-            m.put(k, e)?;
+            keys.extend_from_slice(k.as_bytes());
+            values.extend_from_slice(e.as_bytes());
         }
-        let now_count = m.keys().len();
+        m.update_batch(&keys, &values)?;
+        let now_count = m.count()?;
         anyhow::ensure!(now_count == expected, "the kernel's table holds {now_count} entries after the restore, not {expected} (its LRU evicted some: a larger --table-size is needed)");
         Ok(())
     };

@@ -184,6 +184,11 @@ impl PinnedMap {
         self.map.value_size()
     }
 
+    /// The map's id (bpf_map_info).
+    pub fn id(&self) -> Result<u32> {
+        Ok(libbpf_rs::MapInfo::new(self.map.as_fd()).context("map info")?.info.id)
+    }
+
     pub fn key_size(&self) -> u32 {
         self.map.key_size()
     }
@@ -253,6 +258,60 @@ impl PinnedMap {
                 r if r == -libc::ENOENT => return Ok(()), // the last batch
                 r => return Err(std::io::Error::from_raw_os_error(-r)).context("batch lookup"),
             }
+        }
+        Ok(())
+    }
+
+    /// The entries there are now (one batched walk).
+    pub fn count(&self) -> Result<usize> {
+        let mut n = 0;
+        self.for_each(|_, _| {
+            n += 1;
+            Ok(())
+        })?;
+        Ok(n)
+    }
+
+    /// Writes many entries, 4,096 per system call (BPF_MAP_UPDATE_BATCH): `keys` and
+    /// `values` hold them back to back, in the map's record sizes.
+    pub fn update_batch(&self, keys: &[u8], values: &[u8]) -> Result<()> {
+        const BATCH: usize = 4096;
+        let (ks, vs) = (self.key_size() as usize, self.value_size() as usize);
+        anyhow::ensure!(keys.len() % ks == 0 && values.len() % vs == 0 && keys.len() / ks == values.len() / vs, "batch of mismatched records");
+        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd());
+        for (k, v) in keys.chunks(ks * BATCH).zip(values.chunks(vs * BATCH)) {
+            let mut count = (k.len() / ks) as u32;
+            // SAFETY: the chunks hold `count` keys and values of the map's sizes.
+            let ret = unsafe { libbpf_sys::bpf_map_update_batch(fd, k.as_ptr().cast(), v.as_ptr().cast(), &mut count, &opts) };
+            if ret != 0 {
+                return Err(std::io::Error::from_raw_os_error(-ret)).context("batch update");
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes many entries, 4,096 per system call (BPF_MAP_DELETE_BATCH). A key no
+    /// longer there (a flow deleted it, the LRU evicted it) is passed over, as `delete`
+    /// does: the kernel stops at it and says how many it deleted before.
+    pub fn delete_batch(&self, keys: &[u8]) -> Result<()> {
+        const BATCH: usize = 4096;
+        let ks = self.key_size() as usize;
+        anyhow::ensure!(keys.len() % ks == 0, "batch of mismatched keys");
+        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd());
+        let mut rest = keys;
+        while !rest.is_empty() {
+            let k = &rest[..rest.len().min(ks * BATCH)];
+            let mut count = (k.len() / ks) as u32;
+            // SAFETY: the slice holds `count` keys of the map's size.
+            let ret = unsafe { libbpf_sys::bpf_map_delete_batch(fd, k.as_ptr().cast(), &mut count, &opts) };
+            let done = match ret {
+                0 => k.len() / ks,
+                r if r == -libc::ENOENT => count as usize + 1, // the missing key, passed over
+                r => return Err(std::io::Error::from_raw_os_error(-r)).context("batch delete"),
+            };
+            rest = &rest[(done * ks).min(rest.len())..];
         }
         Ok(())
     }

@@ -146,7 +146,7 @@ pub fn status() -> Result<Status> {
         Ok(m) => {
             let m = super::readable_paths(m)?;
             (
-                Some(TableStatus { entries: super::table_summary()?.0 as usize, capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
+                Some(TableStatus { entries: super::table_count()? as usize, capacity: m.max_entries, pin: format!("{PIN_DIR}/hs_paths") }),
                 Some(KnobsReport::of(&super::read_knobs()?)),
             )
         }

@@ -176,23 +176,29 @@ pub const SAVE_FORMAT: &str = "headstart-path-table";
 pub const SAVE_VERSION: u32 = 1;
 
 impl SavedTable {
-    /// Parses the file and validates every record. A file that is not a table (JSON,
-    /// format, version) is an error; a bad record is set aside in `dropped` with its
-    /// reason, and the caller decides (`up` restores the rest, `table restore` refuses).
-    /// `::ffff:a.b.c.d` and `a.b.c.d` are one peer (one key): the second is a duplicate.
+    /// Parses a save file's text and validates every record (parse_reader).
     pub fn parse(text: &str) -> Result<ParsedTable> {
-        let t: SavedTable = serde_json::from_str(text).map_err(|e| anyhow::anyhow!("not a headstart table file: {e}"))?;
+        Self::parse_reader(text.as_bytes())
+    }
+
+    /// Reads a save file (a regular file of at most `limit` bytes) entry by entry.
+    pub fn read(path: &std::path::Path, limit: u64) -> Result<ParsedTable> {
+        use std::io::Read;
+        let f = crate::sys::open_regular_file(path, limit).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::parse_reader(std::io::BufReader::with_capacity(1 << 20, f.take(limit)))
+    }
+
+    /// Parses a save file and validates every record as it comes: a million entries are
+    /// held as their checked records, not as text and a tree of JSON. A file that is
+    /// not a table (JSON, format, version) is an error; a bad record is set aside in
+    /// `dropped` with its reason, and the caller decides (`up` restores the rest,
+    /// `table restore` refuses). `::ffff:a.b.c.d` and `a.b.c.d` are one peer (one key):
+    /// the second is a duplicate.
+    pub fn parse_reader(r: impl std::io::Read) -> Result<ParsedTable> {
+        let t: SavedTableIn = serde_json::from_reader(r).map_err(|e| anyhow::anyhow!("not a headstart table file: {e}"))?;
         ensure!(t.format == SAVE_FORMAT, "format is '{}', expected '{SAVE_FORMAT}'", t.format);
         ensure!(t.version == SAVE_VERSION, "version {} is not supported (expected {SAVE_VERSION})", t.version);
-        let mut out = ParsedTable { saved_unix_s: t.saved_unix_s, records: Vec::with_capacity(t.entries.len()), dropped: Vec::new() };
-        let mut seen = std::collections::HashSet::new();
-        for (i, e) in t.entries.iter().enumerate() {
-            match Self::record(e, &mut seen) {
-                Ok(r) => out.records.push(r),
-                Err(why) => out.dropped.push(format!("record {} ({}): {why:#}", i + 1, e.peer)),
-            }
-        }
-        Ok(out)
+        Ok(ParsedTable { saved_unix_s: t.saved_unix_s, records: t.entries.records, dropped: t.entries.dropped })
     }
 
     fn record(e: &SavedEntry, seen: &mut std::collections::HashSet<(Option<String>, [u8; 16])>) -> Result<SavedRecord> {
@@ -209,6 +215,48 @@ impl SavedTable {
         // Last: a bad record does not take its peer's key from a good one after it.
         ensure!(seen.insert((e.netns.clone(), addr_to_key(addr))), "duplicate peer (the same key as an earlier record)");
         Ok(SavedRecord { peer: key_to_addr(&addr_to_key(addr)), netns: e.netns.clone(), entry, age_s: e.age_s, overrun_age_s: e.overrun_age_s })
+    }
+}
+
+/// A save file as it is read: its entries checked one by one as the parser meets them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedTableIn {
+    format: String,
+    version: u32,
+    saved_unix_s: u64,
+    entries: RecordsIn,
+}
+
+#[derive(Default)]
+struct RecordsIn {
+    records: Vec<SavedRecord>,
+    dropped: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for RecordsIn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = RecordsIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of entries")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<RecordsIn, A::Error> {
+                let mut out = RecordsIn::default();
+                let mut seen = std::collections::HashSet::new();
+                let mut i = 0;
+                while let Some(e) = seq.next_element::<SavedEntry>()? {
+                    i += 1;
+                    match SavedTable::record(&e, &mut seen) {
+                        Ok(r) => out.records.push(r),
+                        Err(why) => out.dropped.push(format!("record {i} ({}): {why:#}", e.peer)),
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Visitor)
     }
 }
 
