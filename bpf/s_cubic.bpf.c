@@ -144,8 +144,14 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	flow->probe.active = 0;
 	flow->start.resume.exit_ssthresh = 0;  /* a new congestion signal outranks a retreat's exit */
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
-		cubic_of(sk)->last_max_cwnd = tp->snd_ssthresh;
-		return tp->snd_ssthresh;
+		/* A second signal in the retreat keeps the retreat's ssthresh. The kernel's
+		 * undo of a spurious loss puts back the one from before it (infinite in a
+		 * jump's first rounds): never answer with that, PRR would grow cwnd toward 2^31. */
+		retreat = hs_retreat_ssthresh(flow->start.resume.pipe_pkts, flow->start.resume.beta_pct);
+		if (tp->snd_ssthresh < retreat)
+			retreat = tp->snd_ssthresh;
+		cubic_of(sk)->last_max_cwnd = retreat;
+		return retreat;
 	}
 	if (!hs_resume_active(&flow->start.resume)) {
 		/* The probe's drain was this event's response (hs_probe_drain_answers). */

@@ -813,6 +813,27 @@ static void test_namespaces_keep_their_own_entries(void)
 	CHECK(!entry_in(PEER, 42) && entry(PEER)->flows == 2, "one_table: it stores into the host's entry");
 }
 
+/* A spurious loss in a retreat: the kernel's undo (tcp_undo_cwnd_reduction) puts back
+ * the ssthresh from before the loss, infinite in a jump's first rounds, while the
+ * retreat goes on; the next loss must not answer with it, or PRR grows cwnd toward
+ * 2^31 (the soak of 2026-11-28: the kernel's WARN in tcp_snd_cwnd_set at 2,183,276,773). */
+static void test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	host_lose(&a);
+	CHECK(flow_of(&a)->start.resume.phase == HS_PHASE_RETREAT, "the loss in Unvalidated retreats");
+	a.tp.snd_cwnd = ((host_ssthresh_fn)ops->undo_cwnd)(host_sk(&a));
+	a.tp.snd_ssthresh = HOST_INFINITE_SSTHRESH;  /* prior_ssthresh, before the jump's loss */
+	host_set_state(&a, TCP_CA_Open);
+	host_lose(&a);
+	CHECK(a.tp.snd_ssthresh <= BDP_100M_50MS, "a second loss in the retreat: ssthresh %u, not infinite", a.tp.snd_ssthresh);
+	host_ack_all(&a);
+	host_close(&a);
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -845,5 +866,6 @@ int main(void)
 	test_restart_takes_a_newer_entry();
 	test_a_fast_open_flow_touches_nothing();
 	test_namespaces_keep_their_own_entries();
+	test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh();
 	return check_report();
 }
