@@ -3,16 +3,13 @@
 mod args;
 
 use anyhow::{Context, Result};
-use args::{Cli, Command, LabCommand, OutArgs, TableCommand};
+use args::{Cli, Command, TableCommand};
 use clap::Parser;
 use headstart::bpf::{self, abi, status};
-use headstart::lab::experiment::{ExperimentText, LinkText, WorkloadText};
-use headstart::lab::{calibrate, overhead, plot, run, topology};
+use headstart::cli::{self, show};
 use headstart::service;
 use headstart::sys;
 use headstart::units;
-use serde::Serialize;
-use std::path::Path;
 
 fn main() {
     // Die quietly on a closed pipe (`headstart table list | head`), as CLI tools do.
@@ -20,37 +17,11 @@ fn main() {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => usage_error(e),
+        Err(e) => cli::usage_error(e),
     };
     if let Err(e) = dispatch(cli) {
-        eprintln!("headstart: error: {}", format!("{e:#}").replace('\n', " "));
-        std::process::exit(1);
+        cli::fail(e);
     }
-}
-
-/// clap's errors in the form every other bad input takes: one `headstart: error:`
-/// line, exit 1 (help and --version still print and exit 0).
-fn usage_error(e: clap::Error) -> ! {
-    use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        let _ = e.print();
-        std::process::exit(if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { 1 } else { 0 });
-    }
-    // The message is the first paragraph (some run over two lines); usage follows.
-    let text = e.render().to_string();
-    let msg: Vec<&str> = text.trim_start().lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
-    eprintln!("headstart: error: {} (see --help)", msg.join(" ").trim_start_matches("error: "));
-    std::process::exit(1);
-}
-
-/// Prints `report` as JSON, or as the text `text` makes of it.
-fn show<T: Serialize>(report: &T, json: bool, text: impl FnOnce(&T) -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string_pretty(report)?);
-    } else {
-        println!("{}", text(report).trim_end());
-    }
-    Ok(())
 }
 
 /// Whether a command changes headstart's state (then it holds the command lock).
@@ -67,7 +38,7 @@ fn changes_state(c: &Command) -> bool {
 fn dispatch(cli: Cli) -> Result<()> {
     let _lock = if changes_state(&cli.command) && sys::is_root() { Some(sys::CommandLock::acquire()?) } else { None };
     match cli.command {
-        Command::Lab(cmd) => lab(cmd),
+        Command::Lab { args } => lab(args),
         Command::Load { names, table_size } => {
             let loaded = bpf::load(&names, table_size)?;
             if loaded.is_empty() {
@@ -288,78 +259,12 @@ fn table(cmd: TableCommand) -> Result<()> {
     Ok(())
 }
 
-fn output(o: OutArgs) -> run::Output {
-    run::Output { dir: o.out, quiet: o.quiet, no_plot: o.no_plot }
-}
-
-fn results(dir: &Path) -> Result<()> {
-    println!("results: {}", dir.display());
-    Ok(())
-}
-
-fn lab(cmd: LabCommand) -> Result<()> {
-    match cmd {
-        LabCommand::Sweep(a) => {
-            let text = ExperimentText {
-                name: Some("sweep".into()),
-                link: LinkText { rate: Some(a.rate), rtt: a.rtt, buffer: a.buffer, loss: a.loss,
-                    trace: a.trace,
-                    uplink_trace: a.uplink_trace,
-                    uplink_loss: a.uplink_loss,
-                    ack_aggregation: a.ack_aggregation,
-                    aggregation: a.aggregation,
-                },
-                workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, keep_table: a.keep_table, ipv6: a.ipv6 },
-                sample: a.sample,
-                seed: a.seed,
-                http: a.http,
-                app: a.app,
-                connections: a.connections,
-                idle: a.idle,
-                idle_rate: a.idle_rate,
-                rwnd_override: Some(!a.no_rwnd),
-                client_initrwnd: a.client_initrwnd,
-                reader_stall: a.reader_stall,
-                reader_stall_every: a.reader_stall_every,
-                server_uid: a.server_uid,
-                knobs: Default::default(),
-            };
-            results(&run::run_experiment(text, &output(a.out))?)
-        }
-        LabCommand::Run { file, out } => {
-            let mut text = ExperimentText::from_toml_file(&file)?;
-            if text.name.is_none() {
-                text.name = file.file_stem().map(|s| s.to_string_lossy().into_owned());
-            }
-            results(&run::run_experiment(text, &output(out))?)
-        }
-        LabCommand::Plot { dir } => {
-            for p in plot::plot_dir(&dir)? {
-                println!("{}", p.display());
-            }
-            Ok(())
-        }
-        LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, trace, out } => {
-            results(&calibrate::calibrate(calibrate::CalibrateArgs { rates, rtt, buffer, seconds, cc, trace }, &output(out))?)
-        }
-        LabCommand::Overhead { cc, bytes, reps, out } => results(&overhead::run_and_report(&cc, &bytes, reps, &output(out))?),
-        LabCommand::Knobs { assignments, reset, json } => {
-            sys::require_root()?;
-            let mut knobs = if reset { abi::LabKnobs::default() } else { bpf::read_knob_record()? };
-            for a in &assignments {
-                knobs.set(a)?;
-            }
-            if reset || !assignments.is_empty() {
-                bpf::write_knob_record(&knobs)?;
-            }
-            let report = status::KnobsReport::of(&knobs);
-            show(&report, json, |r| r.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(" ") + "\n")
-        }
-        LabCommand::Clean => {
-            sys::require_root()?;
-            let swept = topology::sweep_leftovers()?;
-            println!("removed {} leftover lab namespace(s){}", swept.len(), if swept.is_empty() { String::new() } else { format!(": {}", swept.join(" ")) });
-            Ok(())
-        }
-    }
+/// `headstart lab …`: the lab is a program of its own (headstart-lab, beside this one
+/// or on PATH), which the server's package does not ship.
+fn lab(args: Vec<String>) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let beside = std::env::current_exe().ok().map(|p| p.with_file_name("headstart-lab")).filter(|p| p.exists());
+    let program = beside.unwrap_or_else(|| "headstart-lab".into());
+    let err = std::process::Command::new(&program).args(&args).exec();
+    Err(anyhow::anyhow!("the lab is a program of its own, {} ({err}): build it from the source tree (`cargo build --release`), the .deb ships the server only", program.display()))
 }

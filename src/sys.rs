@@ -46,12 +46,15 @@ pub fn run_in_netns<T: Send + 'static>(ns: &File, cpu: Option<usize>, f: impl Fn
 pub fn in_netns<T: Send + 'static>(name: Option<&str>, f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     match name {
         Some(n) => {
-            let ns = File::open(std::path::Path::new(crate::lab::topology::NETNS_DIR).join(n)).with_context(|| format!("no network namespace '{n}'"))?;
+            let ns = File::open(std::path::Path::new(NETNS_DIR).join(n)).with_context(|| format!("no network namespace '{n}'"))?;
             run_in_netns(&ns, None, f)
         }
         None => f(),
     }
 }
+
+/// Where `ip netns` keeps its named network namespaces.
+pub const NETNS_DIR: &str = "/var/run/netns";
 
 /// SO_NETNS_COOKIE (asm-generic/socket.h): the network namespace's cookie, the key the
 /// controllers give its flows' entries (bpf/records.h, struct hs_peer).
@@ -81,7 +84,7 @@ const NET_NS_INIT_INO: u64 = 0xEFFF_FFF9;
 /// host's, its cookie for any other.
 pub fn netns_key(name: &str) -> Result<u64> {
     anyhow::ensure!(!name.is_empty() && !name.contains('/') && name != "." && name != "..", "'{name}' is not a network namespace name");
-    let path = std::path::Path::new(crate::lab::topology::NETNS_DIR).join(name);
+    let path = std::path::Path::new(NETNS_DIR).join(name);
     let ino = std::fs::metadata(&path).map(|m| std::os::unix::fs::MetadataExt::ino(&m)).with_context(|| format!("no network namespace '{name}'"))?;
     if ino == NET_NS_INIT_INO {
         return Ok(0);
@@ -92,7 +95,7 @@ pub fn netns_key(name: &str) -> Result<u64> {
 /// The named network namespaces (`ip netns`) by their table netns; unreadable ones are
 /// left out. The host's is not among them (its netns is 0).
 pub fn named_netns() -> std::collections::HashMap<u64, String> {
-    let names = std::fs::read_dir(crate::lab::topology::NETNS_DIR)
+    let names = std::fs::read_dir(NETNS_DIR)
         .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect::<Vec<_>>())
         .unwrap_or_default();
     names.into_iter().filter_map(|n| netns_key(&n).ok().filter(|&k| k != 0).map(|k| (k, n))).collect()

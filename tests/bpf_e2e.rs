@@ -277,11 +277,11 @@ fn s_cubic_starts_warm_flows_at_the_path_rate() {
     // the rate test; a jump can end rate limited. With one flow per size this test
     // failed twice in make test runs on 2026-11-26 (BENCHMARKS.md at 3c45a21, Issue 12).
     let every = || {
-        let all = headstart::lab::report::read_rows(&out).unwrap();
+        let all = headstart_lab::report::read_rows(&out).unwrap();
         let flows: Vec<_> = all.iter().filter(|r| r.cc == "s_cubic").map(|r| (r.role.as_str(), r.size, r.resume.as_deref(), r.jump_cwnd, r.table_bw_mbps, r.omega)).collect();
         format!("s_cubic flows (role, size, resume, jump, stored, Ω): {flows:?}; {}", common::run_context(&out))
     };
-    let median = |mut v: Vec<f64>| headstart::lab::metrics::median(&mut v);
+    let median = |mut v: Vec<f64>| headstart_lab::metrics::median(&mut v);
     for size in [1u64 << 20, 4 << 20] {
         let warm: Vec<_> = rows.iter().filter(|r| r.cc == "s_cubic" && r.size == size).collect();
         assert_eq!(warm.len(), 3, "{}", every());
@@ -330,7 +330,7 @@ fn s_cubic_cold_flows_behave_like_kernel_cubic() {
         let fct = |cc: &str| {
             let mut v: Vec<f64> = rows.iter().filter(|r| r.cc == cc && r.size == size).map(|r| r.fct_s.unwrap()).collect();
             assert_eq!(v.len(), 4, "{cc} {size} B: {v:?}");
-            headstart::lab::metrics::median(&mut v)
+            headstart_lab::metrics::median(&mut v)
         };
         let (c, s) = (fct("cubic"), fct("s_cubic"));
         assert!((s / c - 1.0).abs() < 0.05, "{size} B cold: cubic {c} s, s_cubic {s} s");
@@ -355,7 +355,7 @@ fn stored_after_full_slow_starts(out: &Path) -> (Vec<f64>, String) {
         common::run_context(out),
         rows.iter().map(|r| (r.table_bw_mbps, r.final_ssthresh, r.retrans)).collect::<Vec<_>>()
     );
-    let stopped_early = |r: &headstart::lab::metrics::FlowRow| r.final_ssthresh.is_some_and(|s| s < i32::MAX as u32) && r.retrans == Some(0);
+    let stopped_early = |r: &headstart_lab::metrics::FlowRow| r.final_ssthresh.is_some_and(|s| s < i32::MAX as u32) && r.retrans == Some(0);
     let mut v: Vec<f64> = rows
         .iter()
         .filter(|r| !stopped_early(r))
@@ -686,7 +686,7 @@ fn s_bbr_stores_bbrs_estimate_and_the_next_flow_starts_at_it() {
     // such handshakes' cut), with that cause.
     let setup: &[&[&str]] = &[&["load"]];
     let out = rate_sweep(&f, "sbbr", setup, &["--cc", "bbr,s_bbr", "--warm", "--sizes", "1m", "--reps", "2", "--sample", "1ms"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     let starts = first_cwnd(&out);
     for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.role == "measured") {
         let omega = r.omega.unwrap();
@@ -966,7 +966,7 @@ fn concurrent_flows_share_the_peers_budget() {
     let st = status();
     let (jumps, siblings) = (counter(&st, "s_cubic", "jumps"), counter(&st, "s_cubic", "reject_siblings"));
     assert!(siblings >= 1 && jumps >= 1, "flows beside others' full flight start as the kernel, others jump (siblings {siblings}, jumps {jumps})");
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     assert!(rows.iter().any(|r| r.resume.as_deref() == Some("reject_siblings")), "the rows name the reason");
     // Every flow was released: the peer's flows and their packets in flight are back at 0.
     for (open, pkts_out, armed, starting) in hs_open_values() {
@@ -1046,7 +1046,7 @@ fn a_lossy_mark_clears_after_ten_thousand_clean_segments_not_one_clean_flow() {
     for (clean, name) in [(0u32, "fromzero"), (9000, "nearly")] {
         let table = entry(clean);
         let out = rate_sweep(&f, name, &[&["load"], &["table", "restore", table.to_str().unwrap()]], &["--cc", "s_cubic", "--sizes", "2m", "--keep-table"]);
-        let rows = headstart::lab::report::read_rows(&out).unwrap();
+        let rows = headstart_lab::report::read_rows(&out).unwrap();
         assert_eq!(rows.len(), 1, "one flow: {rows:?}");
         assert_eq!(rows[0].retrans, Some(0), "a clean flow: {:?}", rows[0]);
         let e = lab_peer_entry();
@@ -1067,7 +1067,7 @@ fn an_entry_poisoned_100x_is_right_again_after_one_honest_flow() {
     // faster network).
     let setup: &[&[&str]] = &[&["load"], &["table", "set", "10.77.1.1", "--bw", "10gbit", "--rtt", "50ms"]];
     let out = rate_sweep(&f, "poison", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     let first = &rows[0];
     assert_eq!(first.role, "warmup");
     // It retreats, or, when its handshake read the bottleneck busy and the window
@@ -1104,7 +1104,7 @@ fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
     let table = lossy_entry_file(&f, 12_500_000);
     let table = table.to_str().unwrap();
     let out = rate_sweep(&f, "fresh", &[&["load"], &["table", "restore", table]], &["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     assert_eq!((rows[0].role.as_str(), rows[0].cc.as_str()), ("primer", "s_cubic"), "{rows:?}");
     assert_eq!(rows[0].resume.as_deref(), Some("misses"), "the primer starts cold: {:?}", rows[0]);
     assert!(rows[0].size >= 1 << 20);
@@ -1112,7 +1112,7 @@ fn a_warm_sweep_starts_from_its_own_primer_unless_told_to_keep_the_table() {
     let r = measured(&out).into_iter().find(|r| r.cc == "s_cubic").unwrap();
     assert!(r.resume.as_deref() == Some("validated") && r.override_rwnd_limited_ms.is_some(), "warm from the primer's entry, with the override: {r:?}");
     let kept = rate_sweep(&f, "kept", &[&["load"], &["table", "restore", table]], &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
-    let rows = headstart::lab::report::read_rows(&kept).unwrap();
+    let rows = headstart_lab::report::read_rows(&kept).unwrap();
     assert_eq!(rows[0].role, "warmup", "no primer: {rows:?}");
     assert!(counter(&status(), "s_cubic", "lossy_no_rwnd") >= 1, "the first warm-up jumped to the entry as restored");
 }
@@ -1131,7 +1131,7 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
     let before = lab_peer_entry();
     let out = f.path("nobody");
     sweep(&out, &["--cc", "s_cubic,s_bbr", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     assert_eq!(rows.len(), 4, "a warm-up and a measured flow per controller: {rows:?}");
     for r in &rows {
         assert_eq!((r.resume.as_deref(), r.jump_cwnd), (Some("untrusted"), Some(0)), "no jump: {r:?}");
@@ -1153,7 +1153,7 @@ fn a_local_users_flows_neither_read_nor_write_the_table() {
     ok(&["config", "trusted_uid_max=65534"]);
     let out = f.path("trusted");
     sweep(&out, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--server-uid", "65534"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     assert!(rows[0].resume.as_deref().is_some_and(|o| o.starts_with("retreat_")), "{:?}", rows[0]);
     let after = lab_peer_entry();
     assert!(after["source"] == "s_cubic" && after["bw_bytes_per_s"].as_u64() < before["bw_bytes_per_s"].as_u64(), "the flows' own estimate replaced the 10x entry: {before} -> {after}");
@@ -1172,7 +1172,7 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         let knobs = ["lab", "knobs", "store=off", "rtt_scale_pct=80"];
         let setup: &[&[&str]] = &[&["load"], &knobs, &["table", "set", "10.77.1.1", "--bw", "96mbit", "--rtt", "50ms"]];
         let out = rate_sweep(&f, name, setup, &["--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
-        (headstart::lab::report::read_rows(&out).unwrap(), status())
+        (headstart_lab::report::read_rows(&out).unwrap(), status())
     };
     let (rows, st) = run("busy", "off");
     assert_eq!(counter(&st, "s_cubic", "busy_no_rwnd"), 2, "both jumps saw the queue: {st}");
@@ -1214,7 +1214,7 @@ fn a_jump_into_a_busy_bottleneck_stays_within_the_receivers_window() {
         };
         let args = sweep_args("{out}", &["--rtt", &rtt, "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m"]);
         let out = unflagged_unless(&f, name, setup, &args, late);
-        let mut rows = headstart::lab::report::read_rows(&out).unwrap();
+        let mut rows = headstart_lab::report::read_rows(&out).unwrap();
         rows.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         let busy = lab_peer_entry()["busy_pct"].as_f64().unwrap();
         (rows, status(), busy)
@@ -1237,7 +1237,7 @@ fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     // 2x, not to the 100 it measures; a flow that does not retreat keeps the rule.
     let setup: &[&[&str]] = &[&["load"], &["lab", "knobs", "startup=off"], &["table", "set", "10.77.1.1", "--bw", "20mbit", "--rtt", "50ms"]];
     let out = rate_sweep(&f, "raise", setup, &["--cc", "s_cubic", "--sizes", "4m", "--warm", "--keep-table", "--reps", "1"]);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     let after: Vec<f64> = rows.iter().map(|r| r.table_bw_mbps.unwrap()).collect();
     // The flow reads ~96 Mbit/s: the bound, exactly, is what it may store.
     assert!((after[0] - 40.0).abs() < 0.01, "first flow: 20 -> 40 Mbit/s (2x), got {after:?}");
@@ -1274,7 +1274,7 @@ fn random_loss_retreats_by_the_rfc() {
         let entry: serde_json::Value = serde_json::from_slice(&get.stdout).unwrap();
         assert_eq!(entry["lossy"], true, "{entry}");
     } else {
-        let rows = headstart::lab::report::read_rows(&out).unwrap();
+        let rows = headstart_lab::report::read_rows(&out).unwrap();
         let last = rows.last().unwrap();
         assert!(last.resume.as_deref().is_some_and(|o| o.starts_with("retreat_")) && last.table_bw_mbps.is_none(), "no entry left: {last:?}");
         assert!(counter(&st, "s_cubic", "discards") >= 1, "{st}");
@@ -1300,7 +1300,7 @@ fn receivers_discards_are_traced_to_their_flows() {
         let (mut rows, mut client) = (Vec::new(), 0);
         for i in 0..6 {
             let out = rate_sweep(&f, &format!("{name}-{i}"), setup, &["--loss", "2%", "--cc", "s_cubic", "--warm", "--keep-table", "--sizes", "1m", "--reps", "1"]);
-            rows.extend(headstart::lab::report::read_rows(&out).unwrap());
+            rows.extend(headstart_lab::report::read_rows(&out).unwrap());
             client += common::run_json(&out)["client_tcpext"]["BeyondWindow"].as_u64().unwrap_or(0);
         }
         let seen: Vec<_> = rows.iter().map(|r| (r.role.as_str(), r.resume.as_deref(), r.jump_cwnd, r.beyond_window)).collect();
@@ -1331,7 +1331,7 @@ fn a_receiver_that_stops_reading_costs_a_jump_an_rto_not_the_tail_at_one_packet_
     let f = Fresh::new("stall");
     let lab = ["--cc", "cubic,s_cubic", "--warm", "--sizes", "1m", "--reader-stall", "30ms"];
     let out = rate_sweep(&f, "stall", &[&["load"]], &lab);
-    let rows = headstart::lab::report::read_rows(&out).unwrap();
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
     let cubic = rows.iter().find(|r| r.cc == "cubic" && r.role == "measured").unwrap();
     // The first jump (the warm-up after the sweep's cold primer) meets the stalled reader.
     let jump = rows.iter().find(|r| r.cc == "s_cubic" && r.role == "warmup").unwrap();
@@ -1365,13 +1365,13 @@ fn a_lab_run_forgets_earlier_runs_flow_outcomes_and_only_those() {
     ok(&["load"]);
     let m = headstart::bpf::pinned_map("hs_outcomes").unwrap();
     let key = |local: IpAddr| FlowKey {
-        peer: addr_to_key(IpAddr::V4(headstart::lab::topology::client_v4(0))),
+        peer: addr_to_key(IpAddr::V4(headstart_lab::topology::client_v4(0))),
         local: addr_to_key(local),
         peer_port: 40000,
         local_port: 10000,
         pad: 0,
     };
-    let (lab, operator) = (key(IpAddr::V4(headstart::lab::topology::server_v4())), key(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))));
+    let (lab, operator) = (key(IpAddr::V4(headstart_lab::topology::server_v4())), key(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))));
     let stale = vec![0u8; m.value_size() as usize];
     for k in [&lab, &operator] {
         m.update(k.as_bytes(), &stale).unwrap();
@@ -1429,7 +1429,7 @@ fn a_flow_whose_init_the_kernel_skipped_starts_at_its_first_transmission() {
     ok(&["load"]);
     for cc in ["s_cubic", "s_bbr", "suss"] {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        headstart::lab::traffic::set_congestion(listener.as_raw_fd(), cc).unwrap();
+        headstart_lab::traffic::set_congestion(listener.as_raw_fd(), cc).unwrap();
         let state = flow_state_map(cc);
         let key = |s: &std::net::TcpStream| s.as_raw_fd().to_ne_bytes();
         let has_state = |s: &std::net::TcpStream| state.lookup(&key(s), libbpf_rs::MapFlags::ANY).unwrap().is_some();

@@ -8,7 +8,7 @@
 //! `headstart: error:` line itself is one line by construction (main.rs joins an
 //! error's lines), so what is checked here is what reaches it.
 
-use headstart::lab::emulator::model::SplitMix64;
+use headstart_lab::emulator::model::SplitMix64;
 use std::time::{Duration, Instant};
 
 fn inputs() -> usize {

@@ -390,6 +390,15 @@ fn bad_input_fails_with_one_clear_line_and_leaves_nothing() {
     assert_eq!(out.status.code(), Some(1), "not root: {err}");
     assert!(err.contains("needs root"), "{err}");
     assert_no_lab_namespaces();
+
+    // The server tool alone (as the .deb installs it): `lab` says where the lab is.
+    let t = TempDir::new("server-only");
+    let alone = t.path().join("headstart");
+    std::fs::copy(BIN, &alone).unwrap();
+    let out = Command::new(&alone).env("PATH", "/usr/bin:/bin").args(["lab", "sweep"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.lines().count() == 1 && err.starts_with("headstart: error: the lab is a program of its own, headstart-lab"), "{err}");
 }
 
 fn wait_for_namespaces(pid: u32, timeout: Duration) -> bool {

@@ -33,6 +33,7 @@ fn the_layout_section_names_what_exists() {
     let mut files = Vec::new();
     sources(&Path::new(ROOT).join("src"), &mut files);
     sources(&Path::new(ROOT).join("bpf"), &mut files);
+    sources(&Path::new(ROOT).join("lab/src"), &mut files);
     for f in files {
         let covered = named.iter().any(|n| *n == f || (n.ends_with('/') && f.starts_with(n.as_str())));
         assert!(covered, "{f} is not in the README's layout section");

@@ -319,7 +319,7 @@ fn the_systemd_units_verify() {
 
 /// Warm 1 MB s_cubic flows at 100 Mbit/s, 20 ms (each measured flow after one to the
 /// same peer), and the measured rows.
-fn warm_sweep(f: &Fresh, name: &str) -> Vec<headstart::lab::metrics::FlowRow> {
+fn warm_sweep(f: &Fresh, name: &str) -> Vec<headstart_lab::metrics::FlowRow> {
     let out = f.path(name);
     ok(&["lab", "sweep", "--cc", "s_cubic", "--sizes", "1m", "--reps", "2", "--warm", "--rate", "100mbit", "--rtt", "20ms", "--quiet", "--no-plot", "--out", out.to_str().unwrap()]);
     common::measured(&out)

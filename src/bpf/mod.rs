@@ -494,7 +494,7 @@ pub fn unload(purge: bool, fallback_cc: &str) -> Result<Vec<String>> {
             std::fs::write(DEFAULT_CC, fallback_cc).context("resetting the default congestion control")?;
         }
     }
-    if let Ok(entries) = std::fs::read_dir(crate::lab::topology::NETNS_DIR) {
+    if let Ok(entries) = std::fs::read_dir(sys::NETNS_DIR) {
         for e in entries.flatten() {
             let ns = e.file_name().to_string_lossy().into_owned();
             if let Ok(def) = sys::run("ip", &["netns", "exec", &ns, "sysctl", "-n", "net.ipv4.tcp_congestion_control"]) {

@@ -2,8 +2,8 @@
 //! what it says and what it leaves.
 #![allow(dead_code)]
 
-use headstart::lab::metrics::FlowRow;
-use headstart::lab::report::read_rows;
+use headstart_lab::metrics::FlowRow;
+use headstart_lab::report::read_rows;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

@@ -2,8 +2,8 @@
 //! FILE`) or built from command-line flags (`headstart lab sweep ...`); either way it is
 //! validated completely before anything is created.
 
-use crate::lab::emulator::model::{DirectionConfig, LinkRate, Trace};
-use crate::units::{self, BufferSpec};
+use crate::emulator::model::{DirectionConfig, LinkRate, Trace};
+use headstart::units::{self, BufferSpec};
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -204,12 +204,12 @@ impl CcSpec {
     pub fn check_available(&self) -> Result<()> {
         let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
             .context("reading tcp_available_congestion_control")?;
-        if !avail.split_whitespace().any(|n| n == self.kernel) && !crate::bpf::is_ours(&self.kernel) {
+        if !avail.split_whitespace().any(|n| n == self.kernel) && !headstart::bpf::is_ours(&self.kernel) {
             bail!(
                 "unknown congestion control '{}': this kernel offers {} and headstart adds {}",
                 self.kernel,
                 avail.trim(),
-                crate::bpf::names().join(" ")
+                headstart::bpf::names().join(" ")
             );
         }
         Ok(())
@@ -405,7 +405,7 @@ pub struct Experiment {
     /// The HTTP mode: connections per flow.
     pub connections: u32,
     /// The page mode: a browser's page loads, over this protocol.
-    pub page: Option<crate::lab::traffic::PageProtocol>,
+    pub page: Option<crate::traffic::PageProtocol>,
     pub rwnd_override: bool,
     pub client_initrwnd: Option<u32>,
     /// See `ExperimentText::reader_stall` (0: none).
@@ -430,7 +430,7 @@ fn fresh_seed() -> u64 {
         Ok(()) => u64::from_le_bytes(b),
         Err(_) => {
             let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
-            crate::lab::emulator::model::mix64(t ^ u64::from(std::process::id()))
+            crate::emulator::model::mix64(t ^ u64::from(std::process::id()))
         }
     }
 }
@@ -537,9 +537,9 @@ impl ExperimentText {
                     ensure!(w.clients() <= 64, "parallel and mixed: clients x controllers must be at most 64");
                 }
                 ensure!(
-                    *peers_per_client >= 1 && (*peers_per_client - 1).checked_mul(w.clients()).is_some_and(|n| n <= crate::lab::topology::MAX_ALIASES),
+                    *peers_per_client >= 1 && (*peers_per_client - 1).checked_mul(w.clients()).is_some_and(|n| n <= crate::topology::MAX_ALIASES),
                     "peers_per_client must be 1..{} in all",
-                    crate::lab::topology::MAX_ALIASES
+                    crate::topology::MAX_ALIASES
                 );
                 w
             }
@@ -593,9 +593,9 @@ impl ExperimentText {
             ensure!(s >= 100_000, "sample interval must be at least 100us");
         }
         let knobs: Vec<String> = self.knobs.iter().map(|(k, v)| format!("{k}={}", v.text())).collect();
-        crate::bpf::abi::split_assignments(&knobs).context("[knobs]")?;
+        headstart::bpf::abi::split_assignments(&knobs).context("[knobs]")?;
         ensure!(
-            knobs.is_empty() || workload.ccs().iter().any(|c| crate::bpf::is_ours(&c.kernel)),
+            knobs.is_empty() || workload.ccs().iter().any(|c| headstart::bpf::is_ours(&c.kernel)),
             "[knobs] set headstart's knobs, but no headstart controller runs in this experiment"
         );
         ensure!(self.connections.is_none_or(|n| (1..=64).contains(&n)), "connections must be 1 to 64");
@@ -611,8 +611,8 @@ impl ExperimentText {
             tls: matches!(app, App::Https | App::Page | App::PageH2),
             connections: self.connections.unwrap_or(1),
             page: match app {
-                App::Page => Some(crate::lab::traffic::PageProtocol::Http1),
-                App::PageH2 => Some(crate::lab::traffic::PageProtocol::Http2),
+                App::Page => Some(crate::traffic::PageProtocol::Http1),
+                App::PageH2 => Some(crate::traffic::PageProtocol::Http2),
                 _ => None,
             },
             rwnd_override: self.rwnd_override.unwrap_or(true),

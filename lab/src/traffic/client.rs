@@ -1,6 +1,6 @@
 //! The traffic client (the lab's receiver): one flow, timed from the SYN.
 
-use crate::sys::Interrupt;
+use headstart::sys::Interrupt;
 use anyhow::{bail, Context, Result};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -1,6 +1,6 @@
 //! The HTTP mode: nginx and curl, over TLS 1.3 for HTTPS.
 
-use crate::sys::{self};
+use headstart::sys::{self};
 use anyhow::{bail, Context, Result};
 use std::fs::File;
 use std::net::{IpAddr, SocketAddr, TcpStream};

@@ -5,9 +5,9 @@
 //! the run time of their programs per call (kernel.bpf_stats_enabled, switched on
 //! for the run and restored after).
 
-use crate::lab::run::Output;
-use crate::lab::traffic::{self, Server, SERVER_PORT};
-use crate::sys::{self, Interrupt};
+use crate::run::Output;
+use crate::traffic::{self, Server, SERVER_PORT};
+use headstart::sys::{self, Interrupt};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::fs::File;
@@ -26,11 +26,11 @@ struct VethPair {
 
 impl VethPair {
     fn create() -> Result<VethPair> {
-        crate::lab::topology::sweep_leftovers()?;
+        crate::topology::sweep_leftovers()?;
         let pid = std::process::id();
         let pair = VethPair {
-            server: format!("{}{pid}-vs", crate::lab::topology::NS_PREFIX),
-            client: format!("{}{pid}-vc", crate::lab::topology::NS_PREFIX),
+            server: format!("{}{pid}-vs", crate::topology::NS_PREFIX),
+            client: format!("{}{pid}-vc", crate::topology::NS_PREFIX),
         };
         for ns in [&pair.server, &pair.client] {
             sys::run("ip", &["netns", "add", ns])?;
@@ -103,11 +103,11 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
     anyhow::ensure!(bytes >= 1 << 20, "transfer at least 1 MiB");
     anyhow::ensure!((1..=100).contains(&reps), "reps must be 1..100");
     for cc in ccs {
-        crate::lab::experiment::CcSpec::parse(cc)?.check_available()?;
+        crate::experiment::CcSpec::parse(cc)?.check_available()?;
     }
     let pair = VethPair::create()?;
-    let server_ns = File::open(format!("{}/{}", crate::lab::topology::NETNS_DIR, pair.server))?;
-    let client_ns = File::open(format!("{}/{}", crate::lab::topology::NETNS_DIR, pair.client))?;
+    let server_ns = File::open(format!("{}/{}", crate::topology::NETNS_DIR, pair.server))?;
+    let client_ns = File::open(format!("{}/{}", crate::topology::NETNS_DIR, pair.client))?;
     let server = Server::start(&server_ns, ccs, None, None, None)?;
     let _stats = StatsEnabled::on()?;
     let mut rows = Vec::new();
@@ -116,7 +116,7 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
         // The controllers take turns, so that drifts of the machine hit all alike.
         for (i, cc) in ccs.iter().enumerate() {
             interrupt.check()?;
-            let before_bpf = crate::bpf::prog_stats(cc);
+            let before_bpf = headstart::bpf::prog_stats(cc);
             let t0 = busy_ticks()?;
             let (cc2, intr) = (cc.clone(), interrupt.clone());
             let local = SocketAddr::new(IpAddr::V4(CLIENT), port);
@@ -124,12 +124,12 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
             port += 1;
             let flow = sys::run_in_netns(&client_ns, None, move || traffic::client_flow(remote, local, bytes, &cc2, Duration::from_secs(600), Duration::ZERO, &intr))?;
             let ticks = busy_ticks()? - t0;
-            let _ = server.take_result(crate::lab::emulator::stats::FlowKey::new(local.ip(), local.port()), Duration::from_secs(5));
-            let after_bpf = crate::bpf::prog_stats(cc);
+            let _ = server.take_result(crate::emulator::stats::FlowKey::new(local.ip(), local.port()), Duration::from_secs(5));
+            let after_bpf = headstart::bpf::prog_stats(cc);
             // SAFETY: sysconf has no preconditions.
             let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
             let gb = flow.bytes as f64 / 1e9;
-            let delta = |f: fn(&crate::bpf::ProgStats) -> (u64, u64)| -> Option<(u64, f64)> {
+            let delta = |f: fn(&headstart::bpf::ProgStats) -> (u64, u64)| -> Option<(u64, f64)> {
                 let (b, a) = (before_bpf.as_ref()?, after_bpf.as_ref()?);
                 let (bc, bt) = f(b);
                 let (ac, at) = f(a);
@@ -162,13 +162,13 @@ pub fn run(ccs: &[String], bytes: u64, reps: u32, interrupt: Interrupt) -> Resul
 /// named, runs, and writes overhead.jsonl and the summary table. Returns the folder.
 pub fn run_and_report(cc: &[String], bytes: &str, reps: u32, out: &Output) -> Result<std::path::PathBuf> {
     for c in cc {
-        crate::lab::experiment::CcSpec::parse(c)?.check_available()?;
+        crate::experiment::CcSpec::parse(c)?.check_available()?;
     }
-    let bytes = crate::units::parse_size(bytes)?;
+    let bytes = headstart::units::parse_size(bytes)?;
     anyhow::ensure!(bytes >= 1 << 20, "transfer at least 1 MiB");
     anyhow::ensure!((1..=1000).contains(&reps), "--reps must be 1..1000");
     sys::require_root()?;
-    crate::lab::run::load_headstart_ccs(cc.iter().map(String::as_str))?;
+    crate::run::load_headstart_ccs(cc.iter().map(String::as_str))?;
     let dir = out.prepare("overhead")?;
     let rows = run(cc, bytes, reps, Interrupt::install()?)?;
     let mut jsonl = String::new();
@@ -180,7 +180,7 @@ pub fn run_and_report(cc: &[String], bytes: &str, reps: u32, out: &Output) -> Re
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     t.set_header(vec!["cc", "runs", "throughput Gbit/s (median, min–max)", "CPU s/GB (median, min–max)", "CPU vs first", "BPF ns/call", "BPF ns/ACK"]);
-    let med = |v: &mut Vec<f64>| crate::lab::metrics::median(v);
+    let med = |v: &mut Vec<f64>| crate::metrics::median(v);
     let mut base_cpu = None;
     for c in cc {
         let rs: Vec<_> = rows.iter().filter(|r| &r.cc == c).collect();

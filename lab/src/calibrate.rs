@@ -7,7 +7,7 @@ use super::emulator::model::LinkRate;
 use super::experiment::{CompetingFlowText, ExperimentText, LinkText, WorkloadText};
 use super::run::Output;
 use super::{metrics, report, workloads};
-use crate::sys::{self, Interrupt};
+use headstart::sys::{self, Interrupt};
 use anyhow::Result;
 use std::path::PathBuf;
 

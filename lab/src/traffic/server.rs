@@ -1,7 +1,7 @@
 //! The traffic server (the lab's sender): one listener per congestion control.
 
-use crate::lab::emulator::stats::FlowKey;
-use crate::sys::{self};
+use crate::emulator::stats::FlowKey;
+use headstart::sys::{self};
 use anyhow::{bail, ensure, Context, Result};
 use serde::Serialize;
 use std::collections::HashMap;

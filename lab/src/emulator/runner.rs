@@ -13,7 +13,7 @@
 
 use super::model::{Direction, DirectionConfig, DirectionCounters, Verdict};
 use super::stats::{EmulatorReport, FlowKey, FlowStats};
-use crate::sys;
+use headstart::sys;
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 use std::fs::File;

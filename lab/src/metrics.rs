@@ -13,8 +13,8 @@
 //! segments, the TCP/IP header bytes (MTU 1500 − MSS: 52 B for IPv4 with timestamps,
 //! 72 B for IPv6). C is the bottleneck rate (a trace's average rate for a trace link).
 
-use crate::lab::experiment::Experiment;
-use crate::lab::testbed::FlowOutcome;
+use crate::experiment::Experiment;
+use crate::testbed::FlowOutcome;
 use serde::{Deserialize, Serialize};
 
 const MTU: u64 = 1500;
@@ -179,18 +179,18 @@ impl FlowRow {
             bytes_retrans: srv.map(|s| s.bytes_retrans),
             final_cwnd: srv.map(|s| s.final_cwnd),
             final_ssthresh: srv.map(|s| s.final_ssthresh),
-            ss_exit_cwnd: srv.and_then(|s| crate::lab::traffic::slow_start_exit(&s.series)),
+            ss_exit_cwnd: srv.and_then(|s| crate::traffic::slow_start_exit(&s.series)),
             delivery_rate_mbps: srv.map(|s| s.delivery_rate_bps as f64 / 1e6),
             min_rtt_ms: srv.map(|s| s.min_rtt_us as f64 / 1e3),
             srtt_ms: srv.map(|s| s.srtt_us as f64 / 1e3),
             rwnd_limited_ms: srv.map(|s| s.rwnd_limited_us as f64 / 1e3),
-            override_rwnd_limited_ms: o.resume.as_ref().map(|r| r.override_rwnd_limited_ms).filter(|&ms| ms != crate::bpf::abi::OUTCOME_NONE).map(f64::from),
+            override_rwnd_limited_ms: o.resume.as_ref().map(|r| r.override_rwnd_limited_ms).filter(|&ms| ms != headstart::bpf::abi::OUTCOME_NONE).map(f64::from),
             sndbuf_limited_ms: srv.map(|s| s.sndbuf_limited_us as f64 / 1e3),
             mss,
             table_bw_mbps: o.table_after.map(|t| t.0 as f64 * 8.0 / 1e6),
             table_min_rtt_ms: o.table_after.map(|t| t.1 as f64 / 1e3),
             cc_bw_mbps: srv.and_then(|s| s.cc_bw_bps).map(|b| b as f64 / 1e6),
-            resume: o.resume.as_ref().map(|r| crate::bpf::outcome_name(r).to_string()).or(page.and_then(|p| p.starts.clone())),
+            resume: o.resume.as_ref().map(|r| headstart::bpf::outcome_name(r).to_string()).or(page.and_then(|p| p.starts.clone())),
             jump_cwnd: o.resume.as_ref().map(|r| r.jump_cwnd),
             pipe_pkts: o.resume.as_ref().map(|r| r.pipe_pkts),
             rwnd_overrun: o.resume.as_ref().map(|r| r.rcv_overrun != 0),

@@ -3,7 +3,7 @@
 //! (a restart after idle; issue 44).
 
 use super::client::{connect_from, ClientFlow};
-use crate::sys::Interrupt;
+use headstart::sys::Interrupt;
 use anyhow::{bail, Context, Result};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

@@ -162,8 +162,8 @@ pub struct EmulatorReport {
 impl EmulatorReport {
     pub fn new(spec: &EmulatorSpec) -> Self {
         let rate_down = match &spec.down.rate {
-            LinkRate::Constant { bits_per_sec } => crate::units::fmt_rate(*bits_per_sec as f64),
-            LinkRate::Trace(t) => format!("trace avg {}", crate::units::fmt_rate(t.average_bits_per_sec())),
+            LinkRate::Constant { bits_per_sec } => headstart::units::fmt_rate(*bits_per_sec as f64),
+            LinkRate::Trace(t) => format!("trace avg {}", headstart::units::fmt_rate(t.average_bits_per_sec())),
         };
         EmulatorReport {
             rate_down,

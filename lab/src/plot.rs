@@ -3,9 +3,9 @@
 //! time (SUSS Fig. 15). Everything is drawn from the files a run wrote, so
 //! `headstart lab plot DIR` can redraw any results folder.
 
-use crate::lab::metrics::{median, FlowRow};
-use crate::lab::report::{self, cc_order};
-use crate::units::fmt_size;
+use crate::metrics::{median, FlowRow};
+use crate::report::{self, cc_order};
+use headstart::units::fmt_size;
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use std::collections::BTreeMap;

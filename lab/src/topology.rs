@@ -3,12 +3,12 @@
 //! `hslab-<pid>-<role>` so that a later run can tell leftovers of a dead run from the
 //! namespaces of a live one, and sweep the former.
 
-use crate::sys;
+use headstart::sys;
 use anyhow::{Context, Result};
 use std::fs::File;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-pub const NETNS_DIR: &str = "/var/run/netns";
+pub use headstart::sys::NETNS_DIR;
 pub const NS_PREFIX: &str = "hslab-";
 /// The TUN device in every namespace.
 pub const TUN_NAME: &str = "hs0";

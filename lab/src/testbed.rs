@@ -3,13 +3,13 @@
 //! Built by `Testbed::up`, torn down by `Testbed::down` (or by Drop on any error path:
 //! emulator stopped, namespaces deleted, nothing left behind).
 
-use crate::lab::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSpec};
-use crate::lab::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
-use crate::lab::emulator::model::DirectionConfig;
-use crate::lab::experiment::CcSpec;
-use crate::lab::topology::{Topology, TUN_NAME};
-use crate::lab::traffic::{self, ClientFlow, HttpServer, Server, ServerFlowInfo, HTTP_PORT, SERVER_PORT};
-use crate::sys::{self, Interrupt};
+use crate::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSpec};
+use crate::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
+use crate::emulator::model::DirectionConfig;
+use crate::experiment::CcSpec;
+use crate::topology::{Topology, TUN_NAME};
+use crate::traffic::{self, ClientFlow, HttpServer, Server, ServerFlowInfo, HTTP_PORT, SERVER_PORT};
+use headstart::sys::{self, Interrupt};
 use anyhow::{Context, Result};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering};
@@ -41,10 +41,10 @@ pub struct FlowOutcome {
     /// controller) stored one: (bytes/s, min RTT us).
     pub table_after: Option<(u64, u32)>,
     /// How the start went (Careful Resume's outcome), for headstart's controllers.
-    pub resume: Option<crate::bpf::abi::FlowOutcome>,
+    pub resume: Option<headstart::bpf::abi::FlowOutcome>,
     /// Segments the client discarded beyond its window, by the kernel's reason (None:
     /// no counter attached).
-    pub beyond_window: Option<crate::bpf::abi::LabDiscards>,
+    pub beyond_window: Option<headstart::bpf::abi::LabDiscards>,
     /// A page load's connections and their counts (the page mode).
     pub page: Option<PageStats>,
 }
@@ -126,7 +126,7 @@ pub struct Testbed {
     /// Congestion control of each server port (SERVER_PORT + i).
     server_ccs: Vec<String>,
     /// Per-flow receiver discards (None if the kernel refused the counter).
-    discards: Option<crate::bpf::DiscardCounter>,
+    discards: Option<headstart::bpf::DiscardCounter>,
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
@@ -158,7 +158,7 @@ impl Testbed {
         sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
         // Each flow's row reads its start outcome by addresses and ports, which every
         // run numbers alike: none may be left from an earlier run.
-        crate::bpf::forget_outcomes_to(&[topo.server.addr(false), topo.server.addr(true)]).context("forgetting earlier runs' flow outcomes")?;
+        headstart::bpf::forget_outcomes_to(&[topo.server.addr(false), topo.server.addr(true)]).context("forgetting earlier runs' flow outcomes")?;
         let external_before = read_external(&topo)?;
         let origin = Instant::now();
         let emulator = Emulator::start(
@@ -170,7 +170,7 @@ impl Testbed {
         let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
         let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.page, spec.keep_alive.is_some(), spec.connections, cores.rest)?) } else { None };
         if spec.rwnd_override {
-            crate::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
+            headstart::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
         Ok(Testbed {
             server: Some(server),
@@ -190,7 +190,7 @@ impl Testbed {
             origin,
             server_ccs: spec.server_ccs,
             // An instrument: a run goes on without it, its rows' column empty.
-            discards: crate::bpf::DiscardCounter::attach()
+            discards: headstart::bpf::DiscardCounter::attach()
                 .map_err(|e| eprintln!("lab: receivers' discards are not counted per flow: {e:#}"))
                 .ok(),
         })
@@ -310,8 +310,8 @@ impl Testbed {
         let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
         let path = http.page_for(size)?;
         let load_id = self.flows_begun.fetch_add(1, Ordering::Relaxed) + 1;
-        let controller = crate::bpf::is_ours(&cc.kernel).then(|| crate::bpf::abi::CONTROLLER_ABI.iter().find(|a| a.name == cc.kernel)).flatten();
-        let counters = || controller.and_then(|a| crate::bpf::counters(a).ok());
+        let controller = headstart::bpf::is_ours(&cc.kernel).then(|| headstart::bpf::abi::CONTROLLER_ABI.iter().find(|a| a.name == cc.kernel)).flatten();
+        let counters = || controller.and_then(|a| headstart::bpf::counters(a).ok());
         if let Some(d) = &self.discards {
             d.take_sent_from(HTTP_PORT); // none left from an earlier load
         }
@@ -362,12 +362,12 @@ impl Testbed {
     /// What the path table holds for the client after a flow of a headstart
     /// controller (its socket is released when the server closes it).
     fn table_entry_after(&self, addr: IpAddr, cc: &CcSpec) -> Option<(u64, u32)> {
-        if !crate::bpf::is_ours(&cc.kernel) {
+        if !headstart::bpf::is_ours(&cc.kernel) {
             return None;
         }
         // The lab's runs keep one table (one_table, run.rs): its server stands for this host.
-        let peer = crate::bpf::table_peer(addr, None).ok()?;
-        crate::bpf::table_get(peer).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
+        let peer = headstart::bpf::table_peer(addr, None).ok()?;
+        headstart::bpf::table_get(peer).ok().flatten().map(|e| (e.bw_bytes_per_s, e.min_rtt_us))
     }
 
     /// A headstart controller's flow outcome, once its socket is released. The server
@@ -377,13 +377,13 @@ impl Testbed {
     /// and the entry the flow stores (an untrusted flow's row once had no outcome at
     /// all). A flow with no outcome by now has none coming: its controller logs one
     /// when it starts.
-    fn resume_outcome(&self, server: SocketAddr, client: SocketAddr, cc: &CcSpec) -> Option<crate::bpf::abi::FlowOutcome> {
-        if !crate::bpf::is_ours(&cc.kernel) {
+    fn resume_outcome(&self, server: SocketAddr, client: SocketAddr, cc: &CcSpec) -> Option<headstart::bpf::abi::FlowOutcome> {
+        if !headstart::bpf::is_ours(&cc.kernel) {
             return None;
         }
         let deadline = Instant::now() + RELEASE_WAIT;
         loop {
-            let o = crate::bpf::flow_outcome(server, client)?;
+            let o = headstart::bpf::flow_outcome(server, client)?;
             if o.released != 0 || Instant::now() >= deadline {
                 return Some(o);
             }
@@ -404,11 +404,11 @@ impl Testbed {
     /// a table that is there but cannot be written fails the run: a "cold" flow that
     /// met an entry would measure a jump.
     pub fn forget_peers(&self, client: usize) -> Result<()> {
-        if !crate::bpf::pin_path("hs_paths").exists() {
+        if !headstart::bpf::pin_path("hs_paths").exists() {
             return Ok(());
         }
         let addrs = (0..self.topo.peers_per_client).flat_map(|peer| [false, true].map(|ipv6| self.topo.peer_addr(client, peer, ipv6)));
-        crate::bpf::table_forget_all(addrs).map(|_| ()).context("forgetting the lab's peers before a cold start")
+        headstart::bpf::table_forget_all(addrs).map(|_| ()).context("forgetting the lab's peers before a cold start")
     }
 
     /// Stops traffic and the emulator and returns the emulator's report, with the

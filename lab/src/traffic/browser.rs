@@ -232,7 +232,7 @@ mod tests {
 
     #[test]
     fn a_page_file_is_as_big_as_its_layout_says() {
-        let dir = crate::sys::private_temp_dir("headstart-page-test").unwrap().join("page");
+        let dir = headstart::sys::private_temp_dir("headstart-page-test").unwrap().join("page");
         let p = PageLayout::of_size(600_000);
         p.write(&dir).unwrap();
         let on_disk: u64 = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.metadata().unwrap().len()).sum();

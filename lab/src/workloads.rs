@@ -1,12 +1,12 @@
 //! The workloads of the papers, run on a live lab: sequential sweeps over flow sizes,
 //! Poisson arrivals of Pareto-sized flows, and competing long flows.
 
-use crate::lab::emulator::model::SplitMix64;
-use crate::lab::emulator::stats::{AccuracySummary, FlowKey};
-use crate::lab::experiment::{CcSpec, Experiment, Workload};
-use crate::lab::testbed::{FlowOutcome, Testbed, TestbedSpec};
-use crate::lab::metrics::{jain_index, FlowRow};
-use crate::sys::Interrupt;
+use crate::emulator::model::SplitMix64;
+use crate::emulator::stats::{AccuracySummary, FlowKey};
+use crate::experiment::{CcSpec, Experiment, Workload};
+use crate::testbed::{FlowOutcome, Testbed, TestbedSpec};
+use crate::metrics::{jain_index, FlowRow};
+use headstart::sys::Interrupt;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ pub struct RunResult {
     /// Competing workload: (bin start s, per-flow Mbit/s by row index, Jain's index).
     pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
     /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
-    pub cwnd_series: HashMap<usize, Vec<crate::lab::traffic::CwndSample>>,
+    pub cwnd_series: HashMap<usize, Vec<crate::traffic::CwndSample>>,
     pub elapsed: Duration,
 }
 
@@ -87,7 +87,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
             _ => None,
         },
         client_link: exp.workload.client_links(),
-        rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| crate::bpf::is_ours(c)),
+        rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| headstart::bpf::is_ours(c)),
         server_ccs,
         sample: exp.sample_ns.map(Duration::from_nanos),
         http: exp.http,
@@ -122,7 +122,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             // a clean path: 1 MB Ω 0.58 instead of 0.99). So the sweep forgets the peer
             // and, if warm, primes the table with one flow big enough to store (the
             // first of headstart's controllers; the smallest warm-ups store nothing).
-            let primer = (*warm && !*keep_table).then(|| cc.iter().find(|c| crate::bpf::is_ours(&c.kernel))).flatten();
+            let primer = (*warm && !*keep_table).then(|| cc.iter().find(|c| headstart::bpf::is_ours(&c.kernel))).flatten();
             let pb = progress((cc.len() * sizes.len() * *reps as usize * per_point + usize::from(primer.is_some())) as u64, quiet);
             let settle = settle_time(exp);
             if !*keep_table {
@@ -144,7 +144,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                     // The congestion controls take turns at each point, so that slow
                     // drifts of the machine hit them all alike.
                     for c in cc {
-                        pb.set_message(format!("{} {}", c.label, crate::units::fmt_size(size)));
+                        pb.set_message(format!("{} {}", c.label, headstart::units::fmt_size(size)));
                         if !*warm {
                             // A cold start: no history for this peer, unless the table
                             // is to be kept (then each flow meets what the last left).

@@ -2,10 +2,10 @@
 //! the headstart controllers it names are registered, run, then write the rows, the
 //! tables and the figures into the results folder.
 
-use crate::bpf::abi::{split_assignments, KnobSet, KnobValues, Lab, Operator};
+use headstart::bpf::abi::{split_assignments, KnobSet, KnobValues, Lab, Operator};
 use super::experiment::{Experiment, ExperimentText};
 use super::{plot, report, workloads};
-use crate::sys::{self, Interrupt};
+use headstart::sys::{self, Interrupt};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
@@ -53,9 +53,9 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 /// Registers the headstart controllers among `ccs` that the kernel lacks.
 pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<()> {
-    let missing: Vec<String> = ccs.into_iter().filter(|k| crate::bpf::is_ours(k) && !crate::bpf::is_current(k)).map(str::to_string).collect();
+    let missing: Vec<String> = ccs.into_iter().filter(|k| headstart::bpf::is_ours(k) && !headstart::bpf::is_current(k)).map(str::to_string).collect();
     if !missing.is_empty() {
-        let loaded = crate::bpf::load(&missing, crate::bpf::DEFAULT_TABLE_ENTRIES)?;
+        let loaded = headstart::bpf::load(&missing, headstart::bpf::DEFAULT_TABLE_ENTRIES)?;
         eprintln!("loaded {} for this run (they stay registered: `headstart unload` removes them)", loaded.join(", "));
     }
     Ok(())
@@ -76,7 +76,7 @@ impl<S: KnobSet> RecordForRun<S> {
         if assignments.is_empty() {
             return Ok(None);
         }
-        let previous = crate::bpf::read_knob_record::<S>()?;
+        let previous = headstart::bpf::read_knob_record::<S>()?;
         let mut set = previous.clone();
         for a in assignments {
             set.set(a)?;
@@ -87,8 +87,8 @@ impl<S: KnobSet> RecordForRun<S> {
 
 impl<S: KnobSet> Drop for RecordForRun<S> {
     fn drop(&mut self) {
-        let put = crate::bpf::read_knob_record::<S>()
-            .and_then(|mut now| if now.put_back(&self.previous, &self.set) { crate::bpf::write_knob_record(&now) } else { Ok(()) });
+        let put = headstart::bpf::read_knob_record::<S>()
+            .and_then(|mut now| if now.put_back(&self.previous, &self.set) { headstart::bpf::write_knob_record(&now) } else { Ok(()) });
         if let Err(e) = put {
             eprintln!("headstart: error: could not put the {}s back: {e:#}", S::WHAT);
         }
@@ -107,10 +107,10 @@ impl KnobsForRun {
         let (ops, lab) = split_assignments(assignments)?;
         let run = KnobsForRun { _knobs: RecordForRun::prepare(&ops)?, _lab: RecordForRun::prepare(&lab)? };
         if let Some(r) = &run._knobs {
-            crate::bpf::write_knob_record(&r.set)?;
+            headstart::bpf::write_knob_record(&r.set)?;
         }
         if let Some(r) = &run._lab {
-            crate::bpf::write_knob_record(&r.set)?;
+            headstart::bpf::write_knob_record(&r.set)?;
         }
         Ok(run)
     }
@@ -121,7 +121,7 @@ impl KnobsForRun {
 /// host's entries (`headstart table set` before a run, `table get` after it).
 fn with_one_table(knobs: &[String]) -> Vec<String> {
     let mut k = knobs.to_vec();
-    if !k.iter().any(|a| a.trim_start().starts_with("one_table")) && crate::bpf::pinned_map("hs_config").is_ok() {
+    if !k.iter().any(|a| a.trim_start().starts_with("one_table")) && headstart::bpf::pinned_map("hs_config").is_ok() {
         k.push("one_table=on".into());
     }
     k

@@ -1,9 +1,9 @@
 //! Results on disk (JSON lines, CSV, run metadata) and on the terminal (tables).
 
-use crate::lab::experiment::Experiment;
-use crate::lab::metrics::{mean, median, FlowRow};
-use crate::lab::workloads::RunResult;
-use crate::units::fmt_size;
+use crate::experiment::Experiment;
+use crate::metrics::{mean, median, FlowRow};
+use crate::workloads::RunResult;
+use headstart::units::fmt_size;
 use anyhow::{Context, Result};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
@@ -37,13 +37,13 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
         "client_tcpext": res.client_tcpext,
         "elapsed_s": res.elapsed.as_secs_f64(),
         "kernel": std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim(),
-        "cpus": crate::sys::online_cpus(),
+        "cpus": headstart::sys::online_cpus(),
         "finished_unix_s": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
         "headstart_version": env!("CARGO_PKG_VERSION"),
-        "git_commit": env!("HEADSTART_GIT_COMMIT"),
+        "git_commit": headstart::GIT_COMMIT,
         // The knobs in force (null when headstart was not loaded).
-        "knobs": crate::bpf::read_knobs().ok().map(|k| crate::bpf::status::KnobsReport::of(&k)),
-        "lab_knobs": crate::bpf::read_knob_record::<crate::bpf::abi::Lab>().ok().map(|k| crate::bpf::status::KnobsReport::of(&k)),
+        "knobs": headstart::bpf::read_knobs().ok().map(|k| headstart::bpf::status::KnobsReport::of(&k)),
+        "lab_knobs": headstart::bpf::read_knob_record::<headstart::bpf::abi::Lab>().ok().map(|k| headstart::bpf::status::KnobsReport::of(&k)),
     });
     write_file(dir, RUN_JSON, &serde_json::to_string_pretty(&meta)?)?;
     if !res.cwnd_series.is_empty() {
@@ -231,7 +231,7 @@ pub fn print_and_save(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<(
         res.rows.len(),
         res.elapsed.as_secs_f64()
     );
-    let text = summary_text(&line, &res.rows, &res.accuracy.one_line(), matches!(exp.workload, crate::lab::experiment::Workload::Sweep { .. }));
+    let text = summary_text(&line, &res.rows, &res.accuracy.one_line(), matches!(exp.workload, crate::experiment::Workload::Sweep { .. }));
     print!("{text}");
     write_file(dir, SUMMARY_TXT, &text)?;
     Ok(())
