@@ -146,10 +146,9 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	if (flow->start.resume.phase == HS_PHASE_RETREAT) {
 		/* A second signal in the retreat keeps the retreat's ssthresh. The kernel's
 		 * undo of a spurious loss puts back the one from before it (infinite in a
-		 * jump's first rounds): never answer with that, PRR would grow cwnd toward 2^31. */
-		retreat = hs_retreat_ssthresh(flow->start.resume.pipe_pkts, flow->start.resume.beta_pct);
-		if (tp->snd_ssthresh < retreat)
-			retreat = tp->snd_ssthresh;
+		 * jump's first rounds): never answer with that, PRR would grow cwnd toward
+		 * 2^31; Cubic's own answer then. */
+		retreat = tp->snd_ssthresh < HS_INFINITE_SSTHRESH ? tp->snd_ssthresh : ssthresh;
 		cubic_of(sk)->last_max_cwnd = retreat;
 		return retreat;
 	}
@@ -313,7 +312,7 @@ static __always_inline void after_rate_retreat(struct sock *sk, struct s_cubic_f
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 
-	tp->snd_ssthresh = 0x7fffffff;  /* TCP_INFINITE_SSTHRESH: slow start again */
+	tp->snd_ssthresh = HS_INFINITE_SSTHRESH;  /* slow start again */
 	/* The jump's round and Validating's are behind it. */
 	hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 1);
 	cubic_of(sk)->found = 1;

@@ -7,6 +7,7 @@
 #include "types.h"
 
 #define HS_INIT_CWND 10           /* Linux's initial window, and the floor of eq. 3 */
+#define HS_INFINITE_SSTHRESH 0x7fffffffU /* TCP_INFINITE_SSTHRESH: no slow-start threshold */
 #define HS_MAX_START_CWND 1000000U /* no start window beyond this, whatever the table says */
 
 /* Bandwidth-delay product in packets of `mss` bytes, rounded down. Overflow-safe for
