@@ -28,7 +28,8 @@ e2e-test: build
 
 test: unit-test e2e-test
 
-# A .deb: the binary (BPF objects embedded), systemd units, default config, man page, licenses.
+# A .deb (debhelper): the server binary (BPF objects embedded; not the lab), systemd
+# units, default config, man page, licenses. DEBFULLNAME/DEBEMAIL name the maintainer.
 deb: build
 	scripts/build-deb.sh
 

@@ -1,98 +1,39 @@
 #!/usr/bin/env bash
-# Builds target/debian/headstart_<version>_<arch>.deb from the release binary (the BPF
-# objects are embedded in it), the systemd units, the default config, the man page and
-# the licenses. Run by `make deb` after `cargo build --release`.
+# Builds target/debian/headstart_<version>_<arch>.deb with debhelper, the way Debian
+# packages are built: the server binary (cargo build --release first; the BPF objects
+# are embedded, the lab is not), its systemd units (dh_installsystemd: neither enabled
+# nor started on install), the default config (a conffile), the man page and the
+# licenses; debhelper strips the binary and writes the changelog and checksums.
+# The maintainer is DEBFULLNAME <DEBEMAIL>, as Debian's tools take it; without them a
+# placeholder that lintian rightly refuses (bogus-mail-host).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-arch=$(dpkg --print-architecture)
-root=$(mktemp -d target/deb-root.XXXXXX)
-trap 'rm -rf "$root"' EXIT
-chmod 755 "$root"
-install -D -m 755 target/release/headstart "$root/usr/bin/headstart"
-strip --strip-debug "$root/usr/bin/headstart"
-for unit in headstart.service headstart-save.service headstart-save.timer; do
-  install -D -m 644 "packaging/$unit" "$root/lib/systemd/system/$unit"
-done
-install -D -m 644 packaging/headstart.toml "$root/etc/headstart/headstart.toml"
-install -d -m 755 "$root/usr/share/man/man8"
-gzip -9n <packaging/headstart.8 >"$root/usr/share/man/man8/headstart.8.gz"
-doc="$root/usr/share/doc/headstart"
-install -D -m 644 LICENSE "$doc/LICENSE"
-install -D -m 644 LICENSES/GPL-2.0 "$doc/LICENSES/GPL-2.0"
-install -D -m 644 README.md "$doc/README.md"
-cat >"$doc/copyright" <<COPYRIGHT
-Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
-Upstream-Name: headstart
+maintainer="${DEBFULLNAME:-headstart authors} <${DEBEMAIL:-headstart@localhost}>"
+mkdir -p target
+work=$(realpath "$(mktemp -d target/deb-build.XXXXXX)")
+trap 'rm -rf "$work"' EXIT
+src="$work/headstart-$version"
+mkdir -p "$src/LICENSES"
+cp -r packaging/debian "$src/debian"
+sed -i "s|@MAINTAINER@|$maintainer|" "$src/debian/control"
+cp packaging/headstart.service "$src/debian/headstart.service"
+cp packaging/headstart-save.service "$src/debian/headstart.headstart-save.service"
+cp packaging/headstart-save.timer "$src/debian/headstart.headstart-save.timer"
+cp target/release/headstart packaging/headstart.toml packaging/headstart.8 LICENSE "$src/"
+cp LICENSES/GPL-2.0 "$src/LICENSES/"
+# The changelog's one entry: this version, dated by the commit built (reproducible).
+when=$(git log -1 --format=%cD 2>/dev/null || date -R)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+cat >"$src/debian/changelog" <<CHANGELOG
+headstart ($version) unstable; urgency=medium
 
-Files: *
-Copyright: 2026 the headstart authors
-License: MIT
- See /usr/share/doc/headstart/LICENSE.
+  * Built from commit $commit.
 
-Files: bpf/*
-Copyright: 2026 the headstart authors
-License: GPL-2.0-only
- The BPF programs embedded in /usr/bin/headstart.
- See /usr/share/common-licenses/GPL-2.
-COPYRIGHT
-chmod 644 "$doc/copyright"
-
-install -d -m 755 "$root/DEBIAN"
-size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-cat >"$root/DEBIAN/control" <<CONTROL
-Package: headstart
-Version: $version
-Architecture: $arch
-Maintainer: headstart authors <headstart@localhost>
-Installed-Size: $size
-Depends: libc6, libelf1, zlib1g, iproute2
-Recommends: systemd
-Section: net
-Priority: optional
-Description: start every TCP flow at the path's rate (BPF congestion controls)
- Stateful-start congestion controls for a running Linux kernel, as BPF struct_ops:
- s_cubic and s_bbr remember each peer's bandwidth and minimum RTT and start the next
- flow at that rate inside Careful Resume's envelope (RFC 9959), then hand over to the
- kernel's Cubic or BBR; suss accelerates slow start. headstart.service registers them
- at boot and keeps the path table across reboots; \`headstart check\` tells whether
- the kernel has what they need.
-CONTROL
-echo /etc/headstart/headstart.toml >"$root/DEBIAN/conffiles"
-cat >"$root/DEBIAN/postinst" <<'POSTINST'
-#!/bin/sh
-set -e
-# Not enabled or started on install: a congestion control is an operator's decision.
-if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
-if [ "$1" = configure ] && [ -z "$2" ]; then
-  echo "headstart: run 'headstart check', then 'systemctl enable --now headstart headstart-save.timer'"
-fi
-# An upgrade: prerm took the old version down (its table and knobs kept); bring the new
-# one up if the operator had enabled it.
-if [ "$1" = configure ] && [ -n "$2" ] && [ -d /run/systemd/system ] && systemctl is-enabled --quiet headstart 2>/dev/null; then
-  systemctl restart headstart || true
-fi
-POSTINST
-cat >"$root/DEBIAN/prerm" <<'PRERM'
-#!/bin/sh
-set -e
-# Removing or upgrading the package takes the controllers down (the table and knobs are
-# kept in /var/lib/headstart): a new version's records may differ from the pinned ones.
-if { [ "$1" = remove ] || [ "$1" = upgrade ]; } && [ -x /usr/bin/headstart ]; then
-  if [ -d /run/systemd/system ]; then
-    systemctl stop headstart-save.timer headstart.service 2>/dev/null || true
-  fi
-  if [ -e /sys/fs/bpf/headstart ]; then /usr/bin/headstart down >/dev/null 2>&1 || true; fi
-fi
-PRERM
-cat >"$root/DEBIAN/postrm" <<'POSTRM'
-#!/bin/sh
-set -e
-if [ "$1" = purge ]; then rm -rf /var/lib/headstart; fi
-if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
-POSTRM
-chmod 755 "$root/DEBIAN/postinst" "$root/DEBIAN/prerm" "$root/DEBIAN/postrm"
+ -- $maintainer  $when
+CHANGELOG
+(cd "$src" && dpkg-buildpackage -b -us -uc >"$work/build.log" 2>&1) || { cat "$work/build.log" >&2; exit 1; }
 mkdir -p target/debian
-out="target/debian/headstart_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null
-echo "$out"
+deb=$(cd "$work" && ls headstart_"$version"_*.deb)
+mv "$work/$deb" "target/debian/$deb"
+echo "target/debian/$deb"

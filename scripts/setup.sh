@@ -14,6 +14,7 @@ APT_PACKAGES=(
   bpftool             # vmlinux.h from the running kernel's BTF
   prometheus          # promtool: `headstart metrics` is checked with it (the server is never started)
   systemd             # systemd-analyze: the unit files are verified with it
+  debhelper           # the .deb (scripts/build-deb.sh), built and installed by a test
 )
 
 missing=()

@@ -605,7 +605,8 @@ fn the_deb_installs_and_runs() {
         "/etc/headstart/headstart.toml",
         "/usr/share/doc/headstart/copyright",
         "/usr/share/doc/headstart/LICENSE",
-        "/usr/share/doc/headstart/LICENSES/GPL-2.0",
+        "/usr/share/doc/headstart/LICENSES/GPL-2.0.gz",
+        "/usr/share/doc/headstart/changelog.gz",
         "/usr/share/man/man8/headstart.8.gz",
     ] {
         assert!(files.lines().any(|l| l == f), "dpkg -L lacks {f}:\n{files}");
