@@ -189,6 +189,7 @@ static __always_inline void hs_flow_key_of(const struct sock *sk, struct hs_flow
 	hs_addr_of(sk, 0, k->local);
 	k->peer_port = bpf_ntohs(sk->__sk_common.skc_dport);
 	k->local_port = sk->__sk_common.skc_num;
+	k->netns_ino = sk->__sk_common.skc_net.net->ns.inum;
 }
 
 #endif

@@ -246,7 +246,7 @@ struct hs_flow_key {
 	__u8 local[16];
 	__u16 peer_port;            /* host byte order */
 	__u16 local_port;
-	__u32 pad;
+	__u32 netns_ino;            /* the flow's network namespace (its inode number): one 4-tuple in two namespaces is two flows */
 };
 _Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key is 40 bytes");
 _Static_assert(__builtin_offsetof(struct hs_flow_key, peer_port) == 32, "hs_flow_key layout");

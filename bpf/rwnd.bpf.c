@@ -20,6 +20,8 @@
 
 char _license[] SEC("license") = "GPL";
 
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
 #define ETH_HLEN 14
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86DD
@@ -56,8 +58,13 @@ static __always_inline int open_window(struct __sk_buff *skb, __u32 l3)
 	void *data = (void *)(long)skb->data;
 	void *end = (void *)(long)skb->data_end;
 	struct hs_flow_key key = {};
+	struct sk_buff *kskb = bpf_cast_to_kern_ctx(skb);
 	__u8 *ip = data + l3;
 	__u32 l4, ip_len;
+
+	/* The device's namespace is the socket's: the controller keyed the grant by it. */
+	if (kskb->dev)
+		key.netns_ino = kskb->dev->nd_net.net->ns.inum;
 
 	if ((void *)(ip + 1) > end)
 		return TC_ACT_UNSPEC;

@@ -116,13 +116,14 @@ pub fn flows(netns: Option<&str>) -> Result<Vec<FlowReport>> {
     }
     .context("listing sockets with ss (Debian package iproute2)")?;
     let outcomes = bpf::pinned_map("hs_outcomes").ok();
+    let netns_ino = crate::sys::netns_ino(netns)?;
     let mut out = Vec::new();
     for s in parse_ss(&text) {
         let (Some(local), Some(peer)) = (s.local, s.peer) else { continue };
         if !bpf::is_ours(&s.cc) {
             continue;
         }
-        let key = abi::FlowKey { peer: table::addr_to_key(peer.ip()), local: table::addr_to_key(local.ip()), peer_port: peer.port(), local_port: local.port(), pad: 0 };
+        let key = abi::FlowKey { peer: table::addr_to_key(peer.ip()), local: table::addr_to_key(local.ip()), peer_port: peer.port(), local_port: local.port(), netns_ino };
         let o: Option<abi::FlowOutcome> = outcomes.as_ref().and_then(|m| m.get::<abi::FlowKey, abi::FlowOutcome>(&key).ok().flatten()).filter(|o| o.released == 0);
         out.push(FlowReport {
             local: show(local),

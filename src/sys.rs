@@ -80,6 +80,20 @@ fn own_netns_cookie() -> Result<u64> {
 /// (include/linux/proc_ns.h); the controllers tell the host's namespace by it too.
 const NET_NS_INIT_INO: u64 = 0xEFFF_FFF9;
 
+/// A network namespace's inode number (the flows' key in hs_rwnd and hs_outcomes), by
+/// its `ip netns` name, or this process's.
+pub fn netns_ino(name: Option<&str>) -> Result<u32> {
+    let path = match name {
+        Some(n) => {
+            anyhow::ensure!(!n.is_empty() && !n.contains('/') && n != "." && n != "..", "'{n}' is not a network namespace name");
+            std::path::Path::new(NETNS_DIR).join(n)
+        }
+        None => std::path::PathBuf::from("/proc/self/ns/net"),
+    };
+    let md = std::fs::metadata(&path).with_context(|| format!("no network namespace {}", path.display()))?;
+    Ok(std::os::unix::fs::MetadataExt::ino(&md) as u32)
+}
+
 /// The path table's netns of a namespace named as `ip netns` names it: 0 for the
 /// host's, its cookie for any other.
 pub fn netns_key(name: &str) -> Result<u64> {

@@ -1369,7 +1369,7 @@ fn a_lab_run_forgets_earlier_runs_flow_outcomes_and_only_those() {
         local: addr_to_key(local),
         peer_port: 40000,
         local_port: 10000,
-        pad: 0,
+        netns_ino: 0,
     };
     let (lab, operator) = (key(IpAddr::V4(headstart_lab::topology::server_v4())), key(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1))));
     let stale = vec![0u8; m.value_size() as usize];

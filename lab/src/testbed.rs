@@ -381,9 +381,10 @@ impl Testbed {
         if !headstart::bpf::is_ours(&cc.kernel) {
             return None;
         }
+        let netns_ino = headstart::sys::netns_ino(Some(&self.topo.server.netns)).ok()?;
         let deadline = Instant::now() + RELEASE_WAIT;
         loop {
-            let o = headstart::bpf::flow_outcome(server, client)?;
+            let o = headstart::bpf::flow_outcome(server, client, netns_ino)?;
             if o.released != 0 || Instant::now() >= deadline {
                 return Some(o);
             }

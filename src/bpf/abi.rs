@@ -105,7 +105,7 @@ c_record! {
         pub local: [u8; 16],
         pub peer_port: u16,
         pub local_port: u16,
-        pub pad: u32,
+        pub netns_ino: u32,
     }
 }
 

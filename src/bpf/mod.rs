@@ -651,14 +651,15 @@ fn path_key(addr: IpAddr, prefix_len: u32) -> PeerKey {
     PeerKey { bytes: table::path_key(addr, prefix_len), netns: 0 }
 }
 
-/// How a flow's start went (hs_outcomes), by its two ends as the server sees them.
-pub fn flow_outcome(server: std::net::SocketAddr, client: std::net::SocketAddr) -> Option<abi::FlowOutcome> {
+/// How a flow's start went (hs_outcomes), by its two ends as the server sees them and
+/// the server's network namespace (sys::netns_ino).
+pub fn flow_outcome(server: std::net::SocketAddr, client: std::net::SocketAddr, netns_ino: u32) -> Option<abi::FlowOutcome> {
     let key = abi::FlowKey {
         peer: table::addr_to_key(client.ip()),
         local: table::addr_to_key(server.ip()),
         peer_port: client.port(),
         local_port: server.port(),
-        pad: 0,
+        netns_ino,
     };
     pinned_map("hs_outcomes").ok()?.get(&key).ok()?
 }

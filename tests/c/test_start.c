@@ -793,6 +793,7 @@ static void test_namespaces_keep_their_own_entries(void)
 	host_net = &container;
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	host_net = &init_net;
+	CHECK(flow_of(&a)->start.key.netns_ino == container.ns.inum, "the flow's key (window grant, outcome) names its namespace");
 	host_write(&a, 1000000);
 	CHECK(counter(HS_MISSES) == 1 && counter(HS_JUMPS) == 0 && a.tp.packets_out == HOST_IW, "the container misses: IW");
 	host_ack_all(&a);
