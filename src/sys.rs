@@ -80,14 +80,23 @@ fn own_netns_cookie() -> Result<u64> {
 /// (include/linux/proc_ns.h); the controllers tell the host's namespace by it too.
 const NET_NS_INIT_INO: u64 = 0xEFFF_FFF9;
 
+/// Refuses what cannot be an `ip netns` name (a path, ".", "..", longer than a file
+/// name), before it is joined to NETNS_DIR or kept in a saved table.
+pub fn check_netns_name(name: &str) -> Result<()> {
+    anyhow::ensure!(!name.is_empty() && name.len() <= 255 && !name.contains('/') && name != "." && name != "..", "'{name}' is not a network namespace name");
+    Ok(())
+}
+
+fn netns_path(name: &str) -> Result<std::path::PathBuf> {
+    check_netns_name(name)?;
+    Ok(std::path::Path::new(NETNS_DIR).join(name))
+}
+
 /// A network namespace's inode number (the flows' key in hs_rwnd and hs_outcomes), by
 /// its `ip netns` name, or this process's.
 pub fn netns_ino(name: Option<&str>) -> Result<u32> {
     let path = match name {
-        Some(n) => {
-            anyhow::ensure!(!n.is_empty() && !n.contains('/') && n != "." && n != "..", "'{n}' is not a network namespace name");
-            std::path::Path::new(NETNS_DIR).join(n)
-        }
+        Some(n) => netns_path(n)?,
         None => std::path::PathBuf::from("/proc/self/ns/net"),
     };
     let md = std::fs::metadata(&path).with_context(|| format!("no network namespace {}", path.display()))?;
@@ -97,9 +106,7 @@ pub fn netns_ino(name: Option<&str>) -> Result<u32> {
 /// The path table's netns of a namespace named as `ip netns` names it: 0 for the
 /// host's, its cookie for any other.
 pub fn netns_key(name: &str) -> Result<u64> {
-    anyhow::ensure!(!name.is_empty() && !name.contains('/') && name != "." && name != "..", "'{name}' is not a network namespace name");
-    let path = std::path::Path::new(NETNS_DIR).join(name);
-    let ino = std::fs::metadata(&path).map(|m| std::os::unix::fs::MetadataExt::ino(&m)).with_context(|| format!("no network namespace '{name}'"))?;
+    let ino = std::fs::metadata(netns_path(name)?).map(|m| std::os::unix::fs::MetadataExt::ino(&m)).with_context(|| format!("no network namespace '{name}'"))?;
     if ino == NET_NS_INIT_INO {
         return Ok(0);
     }

@@ -631,16 +631,20 @@ fn live_prefix_len() -> u32 {
     read_knobs().and_then(|k| k.get("ipv6_prefix_len")).unwrap_or_else(|_| abi::knob("ipv6_prefix_len").map(|(_, k)| k.default).unwrap_or(128))
 }
 
+/// one_table as the controllers read it now (off where no knob record can be read).
+fn live_one_table() -> bool {
+    read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0
+}
+
 /// The table entry a peer uses from network namespace `netns` (by its `ip netns`
 /// name; None: the host's): its address, an IPv6 one cut to the live ipv6_prefix_len
 /// (bpf/lib/path_key.h), and the namespace's key, 0 for all with one_table on (path_table.h,
 /// hs_peer_of).
 pub fn table_peer(addr: IpAddr, netns: Option<&str>) -> Result<Peer> {
-    let one_table = read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0;
     let netns = match netns {
         Some(n) => {
             let key = sys::netns_key(n)?;
-            if one_table { 0 } else { key }
+            if live_one_table() { 0 } else { key }
         }
         None => 0,
     };
@@ -839,17 +843,17 @@ pub fn table_save(file: &Path) -> Result<SaveReport> {
 
 fn write_saved_table(file: &Path, entries: &[(Peer, PathEntry)]) -> Result<SaveReport> {
     let names = if entries.iter().any(|(p, _)| p.netns != 0) { sys::named_netns() } else { Default::default() };
-    let saveable = |p: &Peer| p.netns == 0 || names.contains_key(&p.netns);
+    let names = &names;
+    let saveable = move |p: &Peer| p.netns == 0 || names.contains_key(&p.netns);
     let saved = entries.iter().filter(|(p, _)| saveable(p)).count();
     let report = SaveReport { saved, unnamed_netns: entries.len() - saved };
-    let names = &names;
     let now = sys::boot_ns();
     let saved = table::SavedTableOut {
         format: table::SAVE_FORMAT,
         version: table::SAVE_VERSION,
         saved_unix_s: sys::unix_s(),
         entries: table::EntriesOut(Box::new(move || {
-            Box::new(entries.iter().filter(move |(p, _)| p.netns == 0 || names.contains_key(&p.netns)).map(move |(p, e)| table::SavedEntry {
+            Box::new(entries.iter().filter(move |(p, _)| saveable(p)).map(move |(p, e)| table::SavedEntry {
                 peer: p.addr.to_string(),
                 netns: p.netns_name(names),
                 bw_bytes_per_s: e.bw_bytes_per_s,
@@ -929,7 +933,7 @@ pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool,
     // Live entries by key: a merge looks every saved peer up (tables hold up to 2^26).
     let live_stored: std::collections::HashMap<PeerKey, u64> = live.iter().map(|(p, e)| (p.key(), e.stored_ns)).collect();
     // Namespace names as the file gives them, to their keys now (with one_table: all the host's).
-    let one_table = read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0;
+    let one_table = live_one_table();
     let mut netns_keys: std::collections::HashMap<String, Option<u64>> = std::collections::HashMap::new();
     let now = sys::boot_ns();
     let prefix_len = live_prefix_len();

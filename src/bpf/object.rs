@@ -222,6 +222,12 @@ impl PinnedMap {
         self.map.keys().collect()
     }
 
+    /// The map's descriptor and the options every batch call here passes (none set).
+    fn batch_call(&self) -> (std::os::fd::RawFd, libbpf_sys::bpf_map_batch_opts) {
+        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
+        (std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd()), opts)
+    }
+
     /// Calls `f` with every (key, value), read 4,096 at a time (BPF_MAP_LOOKUP_BATCH):
     /// a million entries in ~250 system calls instead of two million, held a batch at
     /// a time. (libbpf-rs's batch iterator stops at the first batch shorter than asked,
@@ -232,8 +238,7 @@ impl PinnedMap {
         let (mut keys, mut values) = (vec![0u8; ks * BATCH], vec![0u8; vs * BATCH]);
         // The position between calls: a hash map's bucket index (a u32).
         let (mut at, mut next) = ([0u8; 8], [0u8; 8]);
-        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd());
+        let (fd, opts) = self.batch_call();
         for first in std::iter::once(true).chain(std::iter::repeat(false)) {
             let mut count = BATCH as u32;
             // SAFETY: the buffers hold BATCH keys and values of the map's sizes and
@@ -278,8 +283,7 @@ impl PinnedMap {
         const BATCH: usize = 4096;
         let (ks, vs) = (self.key_size() as usize, self.value_size() as usize);
         anyhow::ensure!(keys.len() % ks == 0 && values.len() % vs == 0 && keys.len() / ks == values.len() / vs, "batch of mismatched records");
-        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd());
+        let (fd, opts) = self.batch_call();
         for (k, v) in keys.chunks(ks * BATCH).zip(values.chunks(vs * BATCH)) {
             let mut count = (k.len() / ks) as u32;
             // SAFETY: the chunks hold `count` keys and values of the map's sizes.
@@ -298,8 +302,7 @@ impl PinnedMap {
         const BATCH: usize = 4096;
         let ks = self.key_size() as usize;
         anyhow::ensure!(keys.len() % ks == 0, "batch of mismatched keys");
-        let opts = libbpf_sys::bpf_map_batch_opts { sz: std::mem::size_of::<libbpf_sys::bpf_map_batch_opts>() as _, elem_flags: 0, flags: 0 };
-        let fd = std::os::fd::AsRawFd::as_raw_fd(&self.map.as_fd());
+        let (fd, opts) = self.batch_call();
         let mut rest = keys;
         while !rest.is_empty() {
             let k = &rest[..rest.len().min(ks * BATCH)];

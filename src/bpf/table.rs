@@ -204,7 +204,7 @@ impl SavedTable {
     fn record(e: &SavedEntry, seen: &mut std::collections::HashSet<(Option<String>, [u8; 16])>) -> Result<SavedRecord> {
         let addr: IpAddr = e.peer.parse().map_err(|_| anyhow::anyhow!("'{}' is not an IP address", e.peer))?;
         if let Some(n) = &e.netns {
-            ensure!(!n.is_empty() && n.len() <= 255 && !n.contains('/') && n != "." && n != "..", "'{n}' is not a network namespace name");
+            crate::sys::check_netns_name(n)?;
         }
         let source = SOURCES.iter().position(|s| *s == e.source).with_context(|| format!("unknown source '{}'", e.source))? as u16;
         ensure!(e.age_s.is_finite() && e.age_s >= 0.0, "age must be a non-negative number of seconds");
