@@ -8,6 +8,7 @@
  *   hs_outcomes  how each flow's start went (Careful Resume's phases), by flow
  *   hs_open      per peer, the flows open now (s_cubic, s_bbr: init to release), their
  *                packets in flight, and the last loss
+ *   hs_stores    a ring of the flows' changes to hs_paths, for the fleet agent
  * The records themselves are defined in records.h, the one contract with the tool. */
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
@@ -80,6 +81,47 @@ struct {
 	__type(value, struct hs_open_flows);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_open SEC(".maps");
+
+/* The flows' stores and deletes, for the fleet agent (src/fleet.rs) to share with the
+ * other servers: a ring it drains on its own clock, so that sharing costs a flow one
+ * copy and never a wait or a wakeup. A full ring (no agent, or one behind) drops the
+ * event; the agent counts what the kernel dropped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} hs_stores SEC(".maps");
+
+/* p NULL: the peer's entry was deleted. */
+static __always_inline void hs_store_event(const struct hs_peer *peer, const struct hs_path *p, __u64 now_ns)
+{
+	struct hs_store_event ev = { .peer = *peer, .stored_ns = now_ns };
+
+	if (p) {
+		ev.bw_bytes_per_s = p->bw_bytes_per_s;
+		ev.stored_ns = p->stored_ns;
+		ev.min_rtt_us = p->min_rtt_us;
+		ev.flags = p->flags;
+		ev.source = p->source;
+	}
+	bpf_ringbuf_output(&hs_stores, &ev, sizeof(ev), BPF_RB_NO_WAKEUP);
+}
+
+/* Writes what a store decides into an existing entry, in place: what the peer's other
+ * flows write into it meanwhile (its handshakes and busy share, a receiver's overrun)
+ * stays theirs. A reader between two of these writes may take the new rate with the
+ * old min RTT: two measurements of one peer. */
+static __always_inline void hs_write_stored(struct hs_path *dst, const struct hs_path *src)
+{
+	dst->bw_bytes_per_s = src->bw_bytes_per_s;
+	dst->min_rtt_us = src->min_rtt_us;
+	dst->stored_ns = src->stored_ns;
+	dst->flows = src->flows;
+	dst->agreed = src->agreed;
+	dst->flags = src->flags;
+	dst->clean_segs = src->clean_segs;
+	dst->source = src->source;
+}
 
 /* Copies the knob record *c into out; 1 if the copy is whole. The tool writes a
  * record in three map updates, each changing either seq or the knobs, never both:

@@ -50,9 +50,46 @@ _Static_assert(__builtin_offsetof(struct hs_path, flags) == 34, "hs_path layout"
  * override. */
 #define HS_PATH_LOSSY 0x1
 
-/* Who wrote an entry: a controller (enum hs_cc_id) or `headstart table set/restore`. */
+/* Who wrote an entry: a controller (enum hs_cc_id), `headstart table set/restore`, or
+ * another server of the fleet (its store, through the fleet agent: lib/fleet.h). */
 enum hs_cc_id { HS_CC_S_CUBIC = 0, HS_CC_S_BBR = 1, HS_CC_SUSS = 2, HS_CC_COUNT = 3 };
 #define HS_SOURCE_USER 3
+#define HS_SOURCE_FLEET 4
+
+/* hs_stores record: one change a flow made to its peer's entry, for the fleet agent
+ * (src/fleet.rs) to share. bw_bytes_per_s 0: the entry was deleted (a retreat found
+ * it wrong). */
+struct hs_store_event {
+	struct hs_peer peer;
+	__u64 bw_bytes_per_s;
+	__u64 stored_ns;            /* CLOCK_BOOTTIME of the change */
+	__u32 min_rtt_us;
+	__u16 flags;                /* HS_PATH_* */
+	__u16 source;               /* enum hs_cc_id */
+};
+_Static_assert(sizeof(struct hs_store_event) == 48, "hs_store_event is 48 bytes");
+
+/* The fleet apply program's context (bpf/fleet.bpf.c): another server's entry for one
+ * peer, as the agent read it from Redis; the program writes its verdict back.
+ * bw_bytes_per_s 0: that server deleted its entry. */
+struct hs_fleet_entry {
+	struct hs_peer peer;        /* netns: the namespace whose table takes it */
+	__u64 bw_bytes_per_s;
+	__u64 age_ns;               /* how long before now the other server stored it */
+	__u32 min_rtt_us;
+	__u16 flags;                /* HS_PATH_* */
+	__u16 verdict;              /* out: enum hs_fleet_verdict */
+};
+_Static_assert(sizeof(struct hs_fleet_entry) == 48, "hs_fleet_entry is 48 bytes");
+
+/* What became of a fleet entry (lib/fleet.h). */
+enum hs_fleet_verdict {
+	HS_FLEET_APPLIED = 1,       /* stored, under the store rules */
+	HS_FLEET_DELETED = 2,       /* a delete newer than the entry here: deleted */
+	HS_FLEET_OLDER = 3,         /* the entry here is as new or newer: left as it is */
+	HS_FLEET_EXPIRED = 4,       /* older than max_age_s */
+	HS_FLEET_INVALID = 5,       /* outside a believable estimate's bounds */
+};
 
 /* hs_counters: HS_COUNTERS_PER_CC per-CPU u64 slots per controller, indexed
  * cc * HS_COUNTERS_PER_CC + counter, with room for more, then one slot where the tool

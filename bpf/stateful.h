@@ -886,7 +886,8 @@ static __always_inline void hs_discredit_entry(struct hs_start *st)
 {
 	if (st->overrun_first || (st->overrun_seen && !st->signalled))
 		return;
-	bpf_map_delete_elem(&hs_paths, &st->path);
+	if (!bpf_map_delete_elem(&hs_paths, &st->path))
+		hs_store_event(&st->path, NULL, bpf_ktime_get_boot_ns());
 }
 
 /* Validating's rate test (resume.h). On an overshoot: Safe Retreat at once, with
@@ -1100,27 +1101,14 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
 	if (old) {
-		/* In place: what the peer's other flows write into the entry meanwhile (its
-		 * handshakes and busy share, a receiver's overrun) stays theirs, which a
-		 * replace from the snapshot above lost. A reader between two of these writes
-		 * may take the new rate with the old min RTT: two measurements of one peer. */
-		old->bw_bytes_per_s = entry.bw_bytes_per_s;
-		old->min_rtt_us = entry.min_rtt_us;
-		old->stored_ns = entry.stored_ns;
-		old->flows = entry.flows;
-		old->agreed = entry.agreed;
-		old->flags = entry.flags;
-		old->clean_segs = entry.clean_segs;
-		old->source = entry.source;
-		hs_count(cc, HS_STORES);
-		return;
-	}
-	/* A new entry; one a concurrent flow made first wins (its estimate is as new). */
-	if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {
+		hs_write_stored(old, &entry);  /* in place: a replace from the snapshot above lost others' writes */
+	} else if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {
+		/* a new entry; one a concurrent flow made first wins (its estimate is as new) */
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
 	hs_count(cc, HS_STORES);
+	hs_store_event(&st->path, &entry, entry.stored_ns);
 }
 
 #endif

@@ -131,10 +131,41 @@ c_record! {
     }
 }
 
-/// Who wrote an entry: the controllers by id (enum hs_cc_id), then the user.
-pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user"];
+c_record! {
+    /// struct hs_store_event: one change a flow made to its peer's entry (the hs_stores
+    /// ring, read by the fleet agent). bw_bytes_per_s 0: deleted.
+    pub struct StoreEvent = "hs_store_event" {
+        pub peer: PeerKey,
+        pub bw_bytes_per_s: u64,
+        pub stored_ns: u64,
+        pub min_rtt_us: u32,
+        pub flags: u16,
+        pub source: u16,
+    }
+}
+
+c_record! {
+    /// struct hs_fleet_entry: the fleet apply program's context, another server's entry
+    /// for one peer; the program writes `verdict` (FLEET_VERDICTS).
+    pub struct FleetEntry = "hs_fleet_entry" {
+        pub peer: PeerKey,
+        pub bw_bytes_per_s: u64,
+        pub age_ns: u64,
+        pub min_rtt_us: u32,
+        pub flags: u16,
+        pub verdict: u16,
+    }
+}
+
+/// enum hs_fleet_verdict, by value (1..): what the apply program did with an entry.
+pub const FLEET_VERDICTS: &[&str] = &["applied", "deleted", "older", "expired", "invalid"];
+
+/// Who wrote an entry: the controllers by id (enum hs_cc_id), the user, the fleet.
+pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user", "fleet"];
 /// HS_SOURCE_USER.
 pub const SOURCE_USER: u16 = 3;
+/// HS_SOURCE_FLEET: another server's store, applied by the fleet agent.
+pub const SOURCE_FLEET: u16 = 4;
 /// HS_PATH_LOSSY: a storing flow lost packets with no queue in its RTT.
 pub const PATH_LOSSY: u16 = 0x1;
 
@@ -667,7 +698,7 @@ mod tests {
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
         let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#include \"lib/startup.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS), (StoreEvent::C_NAME, StoreEvent::FIELDS), (FleetEntry::C_NAME, FleetEntry::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
@@ -687,7 +718,7 @@ mod tests {
             c.push_str(&format!("P(\"lab_default.{0}\", d.{0});\n", k.name));
         }
         c.push_str("}\n");
-        c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\n");
+        c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\nP(\"HS_SOURCE_FLEET\", HS_SOURCE_FLEET);\nP(\"HS_FLEET_APPLIED\", HS_FLEET_APPLIED);\nP(\"HS_FLEET_INVALID\", HS_FLEET_INVALID);\n");
         for cc in CONTROLLER_ABI {
             c.push_str(&format!("P(\"{0}\", {0});\n", cc.c_id));
             for ctr in cc.counters {
@@ -767,6 +798,8 @@ mod tests {
             (OpenFlows::C_NAME, OpenFlows::FIELDS, std::mem::size_of::<OpenFlows>()),
             (RwndGrant::C_NAME, RwndGrant::FIELDS, std::mem::size_of::<RwndGrant>()),
             (LabDiscards::C_NAME, LabDiscards::FIELDS, std::mem::size_of::<LabDiscards>()),
+            (StoreEvent::C_NAME, StoreEvent::FIELDS, std::mem::size_of::<StoreEvent>()),
+            (FleetEntry::C_NAME, FleetEntry::FIELDS, std::mem::size_of::<FleetEntry>()),
         ] {
             want(format!("{cname}.size"), size as u64);
             for (f, off, sz) in fields.iter() {
@@ -797,6 +830,9 @@ mod tests {
         want("HS_COUNTERS_PER_CC".into(), COUNTERS_PER_CC as u64);
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);
         want("HS_SOURCE_USER".into(), SOURCE_USER as u64);
+        want("HS_SOURCE_FLEET".into(), SOURCE_FLEET as u64);
+        want("HS_FLEET_APPLIED".into(), 1);
+        want("HS_FLEET_INVALID".into(), FLEET_VERDICTS.len() as u64);
         for cc in CONTROLLER_ABI {
             want(cc.c_id.to_string(), cc.id as u64);
             assert_eq!(SOURCES[cc.id as usize], cc.name, "SOURCES follows enum hs_cc_id");

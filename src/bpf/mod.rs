@@ -44,6 +44,7 @@ pub const CONTROLLERS: &[Controller] = &[
 const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
 const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
 const MAP_COUNT_OBJECT: &Aligned<[u8]> = bpf_object!("map_count");
+const FLEET_OBJECT: &Aligned<[u8]> = bpf_object!("fleet");
 
 /// The lab's count, per flow, of the segments receivers discarded beyond their window
 /// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
@@ -726,6 +727,41 @@ pub fn table_count() -> Result<u64> {
         .find(|r| u32::from_ne_bytes(r[0..4].try_into().unwrap()) == id)
         .map(|r| i64::from_ne_bytes(r[8..16].try_into().unwrap()).max(0) as u64)
         .context("the map counter did not see the path table")
+}
+
+/// The fleet agent's way into the table: bpf/fleet.bpf.c's apply program on the live
+/// maps, which merges another server's entry under the store rules (bpf/lib/fleet.h).
+pub struct FleetApply {
+    obj: libbpf_rs::Object,
+}
+
+impl FleetApply {
+    /// Needs the controllers of this build loaded (their table and their store ring):
+    /// libbpf would otherwise make and pin maps of its own.
+    pub fn load() -> Result<FleetApply> {
+        paths_map().context("headstart is not up (no path table)")?;
+        anyhow::ensure!(pin_path("hs_stores").exists(), "the loaded controllers have no store ring (an older headstart): `headstart up` loads this one's");
+        Ok(FleetApply { obj: load_object("fleet", FLEET_OBJECT, DEFAULT_TABLE_ENTRIES)? })
+    }
+
+    /// The verdict (abi::FLEET_VERDICTS, from 1).
+    pub fn apply(&mut self, e: &abi::FleetEntry) -> Result<u16> {
+        let prog = self.obj.progs_mut().find(|p| p.name() == "hs_fleet_apply").context("fleet object has no program")?;
+        let mut ctx = *e;
+        // SAFETY: FleetEntry is a plain record without padding (abi.rs); the kernel reads
+        // and writes back exactly its size.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
+        let mut input = libbpf_rs::ProgramInput::default();
+        input.context_in = Some(bytes);
+        let out = prog.test_run(input).map_err(|e| anyhow::anyhow!("running the fleet apply program: {e}"))?;
+        Ok(out.return_value as u16)
+    }
+}
+
+/// The controllers' store ring (hs_stores), for the fleet agent to drain.
+pub fn store_ring() -> Result<libbpf_rs::MapHandle> {
+    trusted_pin_dir()?;
+    libbpf_rs::MapHandle::from_pinned_path(pin_path("hs_stores")).map_err(|e| anyhow::anyhow!("opening the store ring: {e} (is headstart up?)"))
 }
 
 /// The entry of a peer (table_peer).

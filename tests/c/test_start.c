@@ -835,6 +835,42 @@ static void test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh(void)
 	host_close(&a);
 }
 
+static const struct hs_store_event *ring_event(int i)
+{
+	return i < host_ring_count ? (const struct hs_store_event *)host_ring[i] : NULL;
+}
+
+/* The fleet agent hears of every store and of every entry a retreat deleted, with the
+ * flow's namespace; a flow that stores nothing says nothing. */
+static void test_stores_and_deletes_reach_the_fleet_ring(void)
+{
+	struct hs_peer key = peer_key(PEER);
+
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 1000000);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(host_ring_count == 1, "one event for one store: %d", host_ring_count);
+	CHECK(ring_event(0) && !memcmp(&ring_event(0)->peer, &key, sizeof(key)), "the peer's key");
+	CHECK(ring_event(0) && ring_event(0)->bw_bytes_per_s == entry(PEER)->bw_bytes_per_s &&
+	      ring_event(0)->min_rtt_us == entry(PEER)->min_rtt_us && ring_event(0)->stored_ns == entry(PEER)->stored_ns,
+	      "the entry as stored");
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_write(&b, 4000000);
+	host_lose(&b);
+	CHECK(!entry(PEER) && host_ring_count == 2, "the retreat's delete: %d events", host_ring_count);
+	CHECK(ring_event(1) && ring_event(1)->bw_bytes_per_s == 0 && ring_event(1)->stored_ns == host_now_ns, "a delete, now");
+	host_ack_all(&b);
+	host_close(&b);
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 3000);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(host_ring_count == 0, "a flow too small to store: no event (%d)", host_ring_count);
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -868,5 +904,6 @@ int main(void)
 	test_a_fast_open_flow_touches_nothing();
 	test_namespaces_keep_their_own_entries();
 	test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh();
+	test_stores_and_deletes_reach_the_fleet_ring();
 	return check_report();
 }
