@@ -20,6 +20,7 @@ sed -i "s|@MAINTAINER@|$maintainer|" "$src/debian/control"
 cp packaging/headstart.service "$src/debian/headstart.service"
 cp packaging/headstart-save.service "$src/debian/headstart.headstart-save.service"
 cp packaging/headstart-save.timer "$src/debian/headstart.headstart-save.timer"
+cp packaging/headstart-fleet.service "$src/debian/headstart.headstart-fleet.service"
 cp target/release/headstart packaging/headstart.toml packaging/headstart.8 LICENSE "$src/"
 cp LICENSES/GPL-2.0 "$src/LICENSES/"
 # The changelog's one entry: this version, dated by the commit built (reproducible).

@@ -15,6 +15,8 @@ APT_PACKAGES=(
   prometheus          # promtool: `headstart metrics` is checked with it (the server is never started)
   systemd             # systemd-analyze: the unit files are verified with it
   debhelper           # the .deb (scripts/build-deb.sh), built and installed by a test
+  redis-server        # the fleet table's Redis (the lab starts its own on loopback; never the service)
+  nftables            # the lab's load balancer in front of several servers (nft, numgen DNAT)
 )
 
 missing=()

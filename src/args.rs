@@ -114,12 +114,48 @@ pub enum Command {
         #[arg(long)]
         netns: Option<String>,
     },
+    /// The fleet table: share the path table with the other servers of a farm through
+    /// Redis ([fleet] in headstart.toml).
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// The lab (a program of its own, headstart-lab, not in the server's package):
     /// emulated bottlenecks between real Linux TCP endpoints. `headstart lab --help`.
     #[command(disable_help_flag = true)]
     Lab {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum FleetCommand {
+    /// The fleet agent (headstart-fleet.service runs it): publishes this server's
+    /// stores, applies the others'. Runs until stopped.
+    Run {
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Instead of [fleet] redis: the Redis URL.
+        #[arg(long)]
+        redis: Option<String>,
+        /// Instead of [fleet] host_id.
+        #[arg(long)]
+        host_id: Option<String>,
+        /// Instead of [fleet] key_prefix.
+        #[arg(long)]
+        key_prefix: Option<String>,
+        /// Share the table of this network namespace's flows (by its `ip netns` name)
+        /// instead of the host's; repeated: each namespace as a server of its own.
+        #[arg(long)]
+        netns: Vec<String>,
+        #[arg(long, default_value = headstart::fleet::DEFAULT_STATUS_FILE)]
+        status_file: PathBuf,
+    },
+    /// What the agent has published and applied, and whether Redis is reachable.
+    Status {
+        #[arg(long, default_value = headstart::fleet::DEFAULT_STATUS_FILE)]
+        status_file: PathBuf,
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -3,6 +3,7 @@
 pub mod bpf;
 pub mod check;
 pub mod cli;
+pub mod fleet;
 pub mod flows;
 pub mod prometheus;
 pub mod service;

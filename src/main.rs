@@ -3,7 +3,7 @@
 mod args;
 
 use anyhow::{Context, Result};
-use args::{Cli, Command, TableCommand};
+use args::{Cli, Command, FleetCommand, TableCommand};
 use clap::Parser;
 use headstart::bpf::{self, abi, status};
 use headstart::cli::{self, show};
@@ -151,6 +151,23 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Status { json } => show(&status::status()?, json, status::Status::text),
         Command::Table(cmd) => table(cmd),
+        Command::Fleet(FleetCommand::Status { status_file, json }) => {
+            let st = headstart::fleet::FleetStatus::read(&status_file)?;
+            show(&st, json, headstart::fleet::FleetStatus::text)
+        }
+        Command::Fleet(FleetCommand::Run { config, redis, host_id, key_prefix, netns, status_file }) => {
+            sys::require_root()?;
+            let cfg = service::Config::load(config.as_deref())?;
+            let mut text = cfg.fleet.map(|f| headstart::fleet::FleetText { redis: Some(f.redis), key_prefix: Some(f.key_prefix), max_writes_per_s: Some(f.max_writes_per_s), host_id: Some(f.host_id) }).unwrap_or_default();
+            text.redis = redis.or(text.redis);
+            text.host_id = host_id.or(text.host_id);
+            text.key_prefix = key_prefix.or(text.key_prefix);
+            let fleet = text.validate().context("the fleet agent needs [fleet] in the configuration or --redis")?;
+            for n in &netns {
+                sys::check_netns_name(n)?;
+            }
+            headstart::fleet::run(fleet, headstart::fleet::AgentOptions { netns, status_file })
+        }
         Command::Config { assignments, json, markdown } => {
             if markdown {
                 print!("{}", abi::knobs_markdown());

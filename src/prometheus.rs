@@ -47,6 +47,10 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_table_capacity_entries", kind: "gauge", help: "Capacity of the path table (LRU)." },
     Family { name: "headstart_rwnd_rewrites_total", kind: "counter", help: "ACKs whose receive window the tc override opened." },
     Family { name: "headstart_mode", kind: "gauge", help: "The operator's mode (on, off, shadow): 1 for the one in force." },
+    Family { name: "headstart_fleet_published_total", kind: "counter", help: "Fleet agent: this server's entries written to Redis." },
+    Family { name: "headstart_fleet_applied_total", kind: "counter", help: "Fleet agent: other servers' entries, by verdict (applied, deleted, older, refused)." },
+    Family { name: "headstart_fleet_lag_ms", kind: "gauge", help: "Fleet agent: from another server's store to its entry here, the last one." },
+    Family { name: "headstart_fleet_connected", kind: "gauge", help: "Fleet agent: 1 while Redis is reachable and the status is fresh." },
 ];
 
 /// Where a counter slot goes: its family and its extra label (None: no label).
@@ -152,6 +156,15 @@ pub fn render() -> Result<String> {
                 }
             }
         }
+    }
+    if let Ok(st) = crate::fleet::FleetStatus::read(std::path::Path::new(crate::fleet::DEFAULT_STATUS_FILE)) {
+        let fresh = crate::fleet::unix_ms().saturating_sub(st.updated_unix_ms) < 5000;
+        samples.push(("headstart_fleet_published_total", format!("headstart_fleet_published_total {}", st.published)));
+        for (verdict, n) in [("applied", st.applied), ("deleted", st.deleted), ("older", st.older), ("refused", st.refused)] {
+            samples.push(("headstart_fleet_applied_total", format!("headstart_fleet_applied_total{{verdict=\"{verdict}\"}} {n}")));
+        }
+        samples.push(("headstart_fleet_lag_ms", format!("headstart_fleet_lag_ms {}", st.lag_ms_last)));
+        samples.push(("headstart_fleet_connected", format!("headstart_fleet_connected {}", u8::from(st.connected && fresh))));
     }
     let mut out = String::new();
     for f in FAMILIES {

@@ -36,6 +36,8 @@ pub struct ConfigText {
     /// the others keep the value they had at the last `down`/`save`.
     #[serde(default)]
     pub knobs: BTreeMap<String, toml::Value>,
+    /// The fleet table (src/fleet.rs): read by `headstart fleet run`.
+    pub fleet: Option<crate::fleet::FleetText>,
 }
 
 /// A validated configuration.
@@ -48,6 +50,7 @@ pub struct Config {
     pub state_dir: PathBuf,
     /// `KEY=VALUE`, each checked.
     pub knobs: Vec<String>,
+    pub fleet: Option<crate::fleet::FleetConfig>,
 }
 
 impl Config {
@@ -105,7 +108,8 @@ impl ConfigText {
             check.set(&a).with_context(|| format!("knobs.{k}"))?;
             knobs.push(a);
         }
-        Ok(Config { controllers, default_cc: self.default_cc, table_size, interfaces, state_dir, knobs })
+        let fleet = self.fleet.map(|f| f.validate()).transpose()?;
+        Ok(Config { controllers, default_cc: self.default_cc, table_size, interfaces, state_dir, knobs, fleet })
     }
 }
 
@@ -449,8 +453,9 @@ mod tests {
         assert_eq!(c.state_dir, PathBuf::from(DEFAULT_STATE_DIR));
         // Its commented examples too: an operator who uncomments one gets a valid file
         // (one once named a knob that had been removed).
-        let uncommented: String = text.lines().map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ")).unwrap_or(l)).collect::<Vec<_>>().join("\n");
+        let uncommented: String = text.lines().map(|l| l.strip_prefix("# ").filter(|r| r.contains(" = ") || r.starts_with('[')).unwrap_or(l)).collect::<Vec<_>>().join("\n");
         let all = toml::from_str::<ConfigText>(&uncommented).unwrap().validate().unwrap();
         assert!(all.knobs.len() >= 5, "every commented knob taken: {:?}", all.knobs);
+        assert!(all.fleet.is_some_and(|f| f.host_id == "web-1"), "the commented [fleet] taken");
     }
 }

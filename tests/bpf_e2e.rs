@@ -1590,3 +1590,113 @@ fn a_namespaces_flows_keep_their_own_entries() {
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!((hits(), get(None)["handshakes"].as_u64()), (3, Some(1)), "one_table: the host's entry");
 }
+
+/// A child process killed when the test ends, pass or fail.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn redis_server() -> (Killed, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server (scripts/setup.sh installs it)");
+    let guard = Killed(child);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "redis-server did not come up");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (guard, port)
+}
+
+fn fleet_agent(f: &Fresh, port: u16, host: &str, ns: &TestNetns) -> (Killed, PathBuf) {
+    let status = f.path(&format!("{host}.json"));
+    let child = Command::new(BIN)
+        .args(["fleet", "run", "--redis", &format!("redis://127.0.0.1:{port}/"), "--key-prefix", "hs-e2e:", "--host-id", host, "--netns", &ns.0, "--status-file"])
+        .arg(&status)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let guard = Killed(child);
+    // Up once it says it is connected (subscribed, and what Redis held read).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
+        assert!(std::time::Instant::now() < deadline, "agent {host} never connected");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (guard, status)
+}
+
+/// Waits until the agent's status says `key` reached `n`.
+fn agent_reaches(status: &Path, key: &str, n: u64) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(status).unwrap_or_default()).unwrap_or_default();
+        if v[key].as_u64().unwrap_or(0) >= n {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "{key} never reached {n}: {v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Issue 46's acceptance: an entry planted in Redis is data from the network. A 100x
+/// estimate raises an existing entry 2x at most (a lying peer's flow could do as much)
+/// and makes a new one no higher than the cap; entries out of bounds, expired or older
+/// than the host's are refused; an agent that starts reads what is already in Redis.
+#[test]
+fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
+    let f = Fresh::new("fleet");
+    ok(&["load"]);
+    ok(&["config", "store_cap_mbps=1000"]);
+    let (a, b) = (TestNetns::new("hs-e2e-fleet-a"), TestNetns::new("hs-e2e-fleet-b"));
+    let (_redis, port) = redis_server();
+    ok(&["table", "set", "10.9.9.1", "--netns", &b.0, "--bw", "100mbit", "--rtt", "50ms"]);
+    let (_agent_a, status_a) = fleet_agent(&f, port, "a", &a);
+    let (_agent_b, status_b) = fleet_agent(&f, port, "b", &b);
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}/")).unwrap();
+    let mut con = client.get_connection().unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let publish = |con: &mut redis::Connection, msg: String| redis::cmd("PUBLISH").arg("hs-e2e:stores").arg(msg).query::<i64>(con).unwrap();
+    let bw = |ns: &TestNetns, addr: &str| -> Option<(u64, String)> {
+        let out = hs(&["table", "get", addr, "--netns", &ns.0, "--json"]);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        Some((v["bw_bytes_per_s"].as_u64().unwrap(), v["source"].as_str().unwrap().to_string()))
+    };
+    // 100x the 100 Mbit/s entry (1.25 GB/s), stored just now by "evil".
+    assert_eq!(publish(&mut con, format!("10.9.9.1 v1 evil 1250000000 50000 0 {now_ms}")), 2, "both agents listen");
+    agent_reaches(&status_b, "applied", 1);
+    agent_reaches(&status_a, "applied", 1);
+    assert_eq!(bw(&b, "10.9.9.1"), Some((25_000_000, "fleet".into())), "an existing entry raised 2x, no more");
+    assert_eq!(bw(&a, "10.9.9.1"), Some((125_000_000, "fleet".into())), "a new entry at the cap (1000 Mbit/s), no more");
+    // Out of bounds, expired, older than the host's: refused, the entries as they were.
+    publish(&mut con, format!("10.9.9.1 v1 evil 12500000 20000000 0 {}", now_ms + 500)); // newer, with a min RTT of 20 s
+    publish(&mut con, format!("10.9.9.3 v1 evil 12500000 50000 0 {}", now_ms - 7_200_000)); // 2 h old
+    agent_reaches(&status_b, "refused", 2);
+    publish(&mut con, format!("10.9.9.1 v1 evil 2500000 50000 0 {}", now_ms - 60_000)); // a minute older
+    agent_reaches(&status_b, "older", 1);
+    assert_eq!(bw(&b, "10.9.9.1").map(|e| e.0), Some(25_000_000), "unchanged");
+    assert_eq!(bw(&b, "10.9.9.3"), None, "an expired entry is not taken");
+    // A delete newer than the entry deletes it (another server's retreat found it wrong).
+    publish(&mut con, format!("10.9.9.1 v1 other 0 0 0 {}", now_ms + 2000));
+    agent_reaches(&status_b, "deleted", 1);
+    assert_eq!(bw(&b, "10.9.9.1"), None, "deleted");
+    // What is in Redis before an agent starts is read at its start, bounded alike.
+    redis::cmd("SET").arg("hs-e2e:path:10.9.9.4").arg(format!("v1 evil 125000000000 50000 0 {now_ms}")).query::<()>(&mut con).unwrap();
+    let ns_c = TestNetns::new("hs-e2e-fleet-c");
+    let (_agent_c, status_c) = fleet_agent(&f, port, "c", &ns_c);
+    agent_reaches(&status_c, "applied", 1);
+    assert_eq!(bw(&ns_c, "10.9.9.4").map(|e| e.0), Some(125_000_000), "read at start, capped");
+    let st = ok(&["fleet", "status", "--status-file", status_c.to_str().unwrap()]);
+    assert!(st.contains("fleet agent c in hs-e2e-fleet-c") && st.contains("(connected)"), "{st}");
+    fails(&["fleet", "status", "--status-file", f.path("none.json").to_str().unwrap()], "no fleet agent status");
+    fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
+}

@@ -300,7 +300,7 @@ fn unload_refuses_a_planted_pin_directory() {
 fn the_systemd_units_verify() {
     let f = Fresh::new("units");
     // systemd-analyze wants the ExecStart binary to exist: point the units at this build.
-    for unit in ["headstart.service", "headstart-save.service", "headstart-save.timer"] {
+    for unit in ["headstart.service", "headstart-save.service", "headstart-save.timer", "headstart-fleet.service"] {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging").join(unit)).unwrap();
         std::fs::write(f.path(unit), text.replace("/usr/bin/headstart", BIN)).unwrap();
     }
@@ -309,6 +309,7 @@ fn the_systemd_units_verify() {
         .arg(f.path("headstart.service"))
         .arg(f.path("headstart-save.service"))
         .arg(f.path("headstart-save.timer"))
+        .arg(f.path("headstart-fleet.service"))
         .output()
         .expect("systemd-analyze (Debian package systemd)");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -602,6 +603,7 @@ fn the_deb_installs_and_runs() {
         "/usr/bin/headstart",
         "/lib/systemd/system/headstart.service",
         "/lib/systemd/system/headstart-save.timer",
+        "/lib/systemd/system/headstart-fleet.service",
         "/etc/headstart/headstart.toml",
         "/usr/share/doc/headstart/copyright",
         "/usr/share/doc/headstart/LICENSE",
@@ -613,7 +615,7 @@ fn the_deb_installs_and_runs() {
     }
     let (ok_check, out) = run("/usr/bin/headstart", &["check"]);
     assert!(ok_check && out.contains("headstart can run here"), "{out}");
-    let (ok_verify, out) = run("systemd-analyze", &["verify", "--man=no", "/lib/systemd/system/headstart.service", "/lib/systemd/system/headstart-save.service", "/lib/systemd/system/headstart-save.timer"]);
+    let (ok_verify, out) = run("systemd-analyze", &["verify", "--man=no", "/lib/systemd/system/headstart.service", "/lib/systemd/system/headstart-save.service", "/lib/systemd/system/headstart-save.timer", "/lib/systemd/system/headstart-fleet.service"]);
     assert!(ok_verify && !out.contains("headstart"), "{out}");
     // The packaged config and the packaged binary: up, a save, down.
     let (ok_up, out) = run("/usr/bin/headstart", &["up"]);
