@@ -452,3 +452,50 @@ fn interrupted_run_cleans_up_and_killed_run_is_swept() {
     let said = ok(&["lab", "clean"]);
     assert!(said.contains(&format!("hslab-{pid}-srv")), "{said}");
 }
+
+/// The fleet experiment end to end: servers behind the nftables balancer, each with its
+/// own table, the real fleet agents and a Redis the lab starts; summary.json per mode;
+/// nothing left running (namespaces, agents, Redis).
+#[test]
+fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
+    let t = TempDir::new("fleet");
+    let out = run_experiment(
+        &t,
+        "fleet",
+        r#"
+        [link]
+        rate = "50mbit"
+        rtt = "20ms"
+        [workload]
+        kind = "fleet"
+        cc = ["s_cubic"]
+        servers = 2
+        tables = ["per_host", "fleet"]
+        sessions = 6
+        connections = "2-4"
+        mean_size = "256k"
+        utilization = 0.2
+        think = "300ms"
+        clients = 2
+        seed = 3
+        "#,
+        &[],
+    );
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let rows = std::fs::read_to_string(out.join("rows.csv")).unwrap();
+    for mode in ["per_host", "fleet"] {
+        let m = &summary[mode];
+        let flows = m["flows"].as_u64().unwrap();
+        assert!((12..=24).contains(&flows), "{mode}: 6 sessions of 2-4 connections: {m}");
+        assert_eq!(m["failed"].as_u64(), Some(0), "{mode}: {m}");
+        assert_eq!(m["hits"].as_u64().unwrap() + m["misses"].as_u64().unwrap(), flows, "{mode}: every connection looked its peer up once: {m}");
+        assert!(m["hit_rate"].as_f64().is_some() && m["mean_fct_ms"].as_f64().unwrap() > 0.0, "{m}");
+        assert_eq!(rows.lines().filter(|l| l.starts_with(&format!("{mode},"))).count() as u64, flows);
+    }
+    let agents = &summary["fleet"]["agents"];
+    assert!(agents["published"].as_u64().unwrap() >= 1 && agents["applied"].as_u64().unwrap() >= 1, "the agents shared the servers' stores: {agents}");
+    assert_eq!(agents["errors"].as_u64(), Some(0), "{agents}");
+    assert!(summary["per_host"].get("agents").is_none(), "no agents without the fleet");
+    let left = Command::new("pgrep").args(["-f", "fleet run --redis redis://127.0.0.1"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "agents left running: {}", String::from_utf8_lossy(&left.stdout));
+}

@@ -270,6 +270,39 @@ pub enum WorkloadText {
         #[serde(default)]
         mixed: bool,
     },
+    /// A farm: `servers` servers behind a load balancer (nftables in the server
+    /// namespace), each with its own path table, and clients in sessions of several
+    /// connections, each session from an address of its own (Poisson session starts,
+    /// Pareto sizes). Run once per entry of `tables`: "single" (one server: the hit
+    /// rate to match), "per_host" (each server its own table), "fleet" (the tables
+    /// shared by the fleet agents through a Redis the lab starts).
+    Fleet {
+        cc: Vec<String>,
+        #[serde(default = "default_servers")]
+        servers: usize,
+        /// The balancer keeps a client on one server (source hash) instead of choosing
+        /// per connection.
+        #[serde(default)]
+        affinity: bool,
+        tables: Vec<String>,
+        sessions: u32,
+        /// Connections per session, uniform in this range ("1-10").
+        connections: String,
+        mean_size: String,
+        #[serde(default = "default_alpha")]
+        alpha: f64,
+        /// Of the link, over the whole run.
+        utilization: f64,
+        /// Between a session's connections ("200ms").
+        think: String,
+        #[serde(default = "default_clients")]
+        clients: usize,
+        #[serde(default)]
+        seed: u64,
+        /// Stop Redis for this long in the middle of each fleet run ("30s").
+        #[serde(default)]
+        redis_outage: Option<String>,
+    },
     /// Long flows from several clients with start offsets; throughput over time.
     Competing {
         cc: Vec<String>,
@@ -299,6 +332,9 @@ fn default_peers() -> usize {
     1
 }
 fn default_clients() -> usize {
+    4
+}
+fn default_servers() -> usize {
     4
 }
 fn default_bin() -> String {
@@ -388,6 +424,33 @@ pub enum Workload {
     Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, keep_table: bool, ipv6: bool },
     Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool, mixed: bool },
     Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
+    Fleet(FleetWorkload),
+}
+
+/// How the servers of a fleet run keep their path tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tables {
+    Single,
+    PerHost,
+    Fleet,
+}
+
+#[derive(Clone, Debug)]
+pub struct FleetWorkload {
+    pub cc: Vec<CcSpec>,
+    pub servers: usize,
+    pub affinity: bool,
+    pub tables: Vec<Tables>,
+    pub sessions: u32,
+    pub connections: (u32, u32),
+    pub mean_size: u64,
+    pub alpha: f64,
+    pub utilization: f64,
+    pub think_ns: u64,
+    pub clients: usize,
+    pub seed: u64,
+    pub redis_outage_ns: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -557,6 +620,47 @@ impl ExperimentText {
                 ensure!(bin_ns >= 1_000_000, "bin must be at least 1ms");
                 Workload::Competing { cc: ccs, flows, bin_ns }
             }
+            WorkloadText::Fleet { cc, servers, affinity, tables, sessions, connections, mean_size, alpha, utilization, think, clients, seed, redis_outage } => {
+                let cc = parse_ccs(cc)?;
+                ensure!(cc.len() == 1, "a fleet workload runs one congestion control");
+                ensure!((2..=16).contains(servers), "servers must be 2 to 16");
+                ensure!(!tables.is_empty(), "tables: name at least one of single, per_host, fleet");
+                let tables = tables
+                    .iter()
+                    .map(|t| match t.as_str() {
+                        "single" => Ok(Tables::Single),
+                        "per_host" => Ok(Tables::PerHost),
+                        "fleet" => Ok(Tables::Fleet),
+                        other => bail!("tables: '{other}' is none of single, per_host, fleet"),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                ensure!((1..=20_000).contains(sessions), "sessions must be 1 to 20000");
+                let (lo, hi) = connections.split_once('-').unwrap_or((connections, connections));
+                let (lo, hi): (u32, u32) = (lo.trim().parse().context("connections")?, hi.trim().parse().context("connections")?);
+                ensure!(lo >= 1 && lo <= hi && hi <= 100, "connections must be a range within 1-100, e.g. 1-10");
+                ensure!(*utilization > 0.0 && *utilization < 1.0, "utilization must be in (0, 1)");
+                ensure!(*alpha > 1.0, "alpha must be above 1");
+                let think_ns = units::parse_duration_ns(think).context("think")?;
+                ensure!(think_ns <= 60_000_000_000, "think must be at most 60 s");
+                ensure!((1..=64).contains(clients), "clients must be 1 to 64");
+                ensure!((*sessions as usize).div_ceil(*clients) <= crate::topology::MAX_ALIASES / clients, "too many sessions for the address plan");
+                let redis_outage_ns = redis_outage.as_deref().map(units::parse_duration_ns).transpose().context("redis_outage")?;
+                Workload::Fleet(FleetWorkload {
+                    cc,
+                    servers: *servers,
+                    affinity: *affinity,
+                    tables,
+                    sessions: *sessions,
+                    connections: (lo, hi),
+                    mean_size: units::parse_size(mean_size)?,
+                    alpha: *alpha,
+                    utilization: *utilization,
+                    think_ns,
+                    clients: *clients,
+                    seed: *seed,
+                    redis_outage_ns,
+                })
+            }
         };
         // A page load is read from the namespaces' counters, one at a time.
         ensure!(!matches!(app, App::Page | App::PageH2 | App::KeepAlive) || matches!(workload, Workload::Sweep { .. }), "the page and keepalive apps run sweeps (one flow at a time)");
@@ -633,11 +737,13 @@ impl Workload {
             Workload::Poisson { clients, parallel: true, cc, .. } | Workload::Poisson { clients, mixed: true, cc, .. } => *clients * cc.len(),
             Workload::Poisson { clients, .. } => *clients,
             Workload::Competing { flows, .. } => flows.len(),
+            Workload::Fleet(f) => f.clients,
         }
     }
     pub fn ccs(&self) -> &[CcSpec] {
         match self {
             Workload::Sweep { cc, .. } | Workload::Poisson { cc, .. } | Workload::Competing { cc, .. } => cc,
+            Workload::Fleet(f) => &f.cc,
         }
     }
     /// The copy of the link each client sits behind: in a parallel Poisson run the
@@ -654,6 +760,7 @@ impl Workload {
             Workload::Sweep { .. } => "sweep",
             Workload::Poisson { .. } => "poisson",
             Workload::Competing { .. } => "competing",
+            Workload::Fleet(_) => "fleet",
         }
     }
 }

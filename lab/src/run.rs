@@ -133,6 +133,18 @@ pub fn run_experiment(text: ExperimentText, out: &Output) -> Result<PathBuf> {
     sys::require_root()?;
     let dir = out.prepare(exp.workload.kind())?;
     load_headstart_ccs(exp.workload.ccs().iter().map(|c| c.kernel.as_str()))?;
+    if let crate::experiment::Workload::Fleet(w) = &exp.workload {
+        // Each server keeps its own table (its namespace's), as servers of a farm do.
+        let mut knobs = exp.knobs.clone();
+        if !knobs.iter().any(|a| a.trim_start().starts_with("one_table")) {
+            knobs.push("one_table=off".into());
+        }
+        let _knobs = KnobsForRun::apply(&knobs)?;
+        let out_rows = crate::fleet::run(&exp, w, &dir, Interrupt::install()?, out.quiet)?;
+        std::fs::write(dir.join("experiment.toml"), toml::to_string(&exp.text)?)?;
+        println!("{}\nresults in {}", crate::fleet::table(&out_rows), dir.display());
+        return Ok(dir);
+    }
     let _knobs = KnobsForRun::apply(&with_one_table(&exp.knobs))?;
     let interrupt = Interrupt::install()?;
     let res = workloads::run(&exp, interrupt, out.quiet)?;

@@ -101,11 +101,16 @@ pub struct TestbedSpec {
     pub rwnd_override: bool,
     /// A flow that takes longer has hung.
     pub flow_timeout: Duration,
+    /// Servers behind a load balancer (Topology::add_backends; 0: the server namespace
+    /// serves), and whether the balancer keeps a client on one server.
+    pub backends: usize,
+    pub affinity: bool,
 }
 
 pub struct Testbed {
     // Field order is drop order: server and emulator go before the namespaces.
     server: Option<Server>,
+    backend_servers: Vec<Server>,
     http: Option<HttpServer>,
     emulator: Option<Emulator>,
     pub topo: Topology,
@@ -167,13 +172,25 @@ impl Testbed {
             (topo.server.v4, topo.server.v6),
             clients,
         )?;
-        let server = Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?;
+        let (server, backend_servers) = if spec.backends > 0 {
+            topo.add_backends(spec.backends, spec.affinity)?;
+            let servers = topo.backends.iter().map(|b| Server::start(&b.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)).collect::<Result<Vec<_>>>()?;
+            (None, servers)
+        } else {
+            (Some(Server::start(&topo.server.ns, &spec.server_ccs, spec.sample, cores.rest, spec.server_uid)?), Vec::new())
+        };
         let http = if spec.http { Some(HttpServer::start(&topo.server.netns, &topo.server.ns, spec.tls, spec.page, spec.keep_alive.is_some(), spec.connections, cores.rest)?) } else { None };
-        if spec.rwnd_override {
+        if spec.rwnd_override && topo.backends.is_empty() {
             headstart::bpf::attach_rwnd(TUN_NAME, Some(&topo.server.netns)).context("attaching the receive-window override in the lab")?;
         }
+        if spec.rwnd_override {
+            for b in &topo.backends {
+                headstart::bpf::attach_rwnd(crate::topology::BACKEND_DEV, Some(&b.netns)).context("attaching the receive-window override to a backend")?;
+            }
+        }
         Ok(Testbed {
-            server: Some(server),
+            server,
+            backend_servers,
             http,
             emulator: Some(emulator),
             topo,
@@ -416,6 +433,7 @@ impl Testbed {
     /// drops outside the model measured over the run. The namespaces go on Drop.
     pub fn down(mut self) -> Result<EmulatorReport> {
         drop(self.server.take());
+        self.backend_servers.clear();
         drop(self.http.take());
         self.drain_server_connections(Duration::from_secs(5));
         let server_tcpext = read_tcpext(&self.topo.server.netns).unwrap_or_default();
@@ -447,12 +465,14 @@ impl Testbed {
     /// instead of 0.97).
     fn drain_server_connections(&self, limit: Duration) {
         let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            let Ok(text) = sys::run("ip", &["netns", "exec", &self.topo.server.netns, "ss", "-H", "-tn", "state", "connected"]) else { return };
-            if text.lines().all(|l| l.starts_with("TIME-WAIT")) {
-                return;
+        for host in std::iter::once(&self.topo.server).chain(self.topo.backends.iter()) {
+            while Instant::now() < deadline {
+                let Ok(text) = sys::run("ip", &["netns", "exec", &host.netns, "ss", "-H", "-tn", "state", "connected"]) else { break };
+                if text.lines().all(|l| l.starts_with("TIME-WAIT")) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }

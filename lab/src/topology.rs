@@ -63,6 +63,9 @@ pub const MAX_ALIASES: usize = 127 * 254;
 pub struct Topology {
     pub server: Host,
     pub clients: Vec<Host>,
+    /// A farm behind the server namespace (add_backends): the server namespace is then
+    /// the load balancer, and these serve.
+    pub backends: Vec<Host>,
     /// Peers per client: the client's own address plus per_client - 1 aliases.
     pub peers_per_client: usize,
 }
@@ -107,11 +110,64 @@ impl Topology {
             clients.push(make(format!("c{i}"), client_v4(i), client_v6(i))?);
         }
         std::mem::forget(created); // ownership passes to the Topology's own Drop
-        Ok(Topology { server, clients, peers_per_client: 1 })
+        Ok(Topology { server, clients, backends: Vec::new(), peers_per_client: 1 })
     }
 
     pub fn hosts(&self) -> impl Iterator<Item = &Host> {
         std::iter::once(&self.server).chain(self.clients.iter())
+    }
+
+    /// Puts `n` servers behind the server namespace, each in a namespace of its own
+    /// (`hslab-<pid>-b<k>`, 10.78.k.2 on a veth from the balancer's 10.78.k.1), and makes
+    /// the server namespace a load balancer: nftables DNAT of TCP to the server's
+    /// address across them (IPv4), per connection (`numgen inc`, as kube-proxy's
+    /// nftables mode) or by the client's address (`jhash ip saddr`: client affinity).
+    /// Replies are un-NATed by conntrack and leave through the TUN as the server's.
+    pub fn add_backends(&mut self, n: usize, affinity: bool) -> Result<()> {
+        anyhow::ensure!((1..=64).contains(&n), "servers must be between 1 and 64");
+        let pid = std::process::id();
+        let lb = self.server.netns.clone();
+        for k in 0..n {
+            let name = format!("{NS_PREFIX}{pid}-b{k}");
+            sys::run("ip", &["netns", "add", &name])?;
+            let ns = File::open(format!("{NETNS_DIR}/{name}"))?;
+            let v4 = backend_v4(k);
+            self.backends.push(Host { netns: name.clone(), ns, v4, v6: Ipv6Addr::new(0xfd78, 0, k as u16, 0, 0, 0, 0, 2) });
+            let outer = format!("hsb{k}");
+            sys::run("ip", &["-n", &name, "link", "set", "lo", "up"])?;
+            sys::run("ip", &["-n", &lb, "link", "add", &outer, "type", "veth", "peer", "name", BACKEND_DEV, "netns", &name])?;
+            sys::run("ip", &["-n", &lb, "addr", "add", &format!("10.78.{k}.1/24"), "dev", &outer])?;
+            sys::run("ip", &["-n", &lb, "link", "set", &outer, "up"])?;
+            sys::run("ip", &["-n", &name, "addr", "add", &format!("{v4}/24"), "dev", BACKEND_DEV])?;
+            sys::run("ip", &["-n", &name, "link", "set", BACKEND_DEV, "up"])?;
+            sys::run("ip", &["-n", &name, "route", "add", "default", "via", &format!("10.78.{k}.1")])?;
+            sys::run("ip", &["netns", "exec", &name, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
+        }
+        sys::run("ip", &["netns", "exec", &lb, "sysctl", "-qw", "net.ipv4.ip_forward=1"])?;
+        let pick = if affinity { "jhash ip saddr mod" } else { "numgen inc mod" };
+        let map: Vec<String> = (0..n).map(|k| format!("{k} : {}", backend_v4(k))).collect();
+        let rules = format!(
+            "table ip hslab_lb {{\n chain pre {{\n  type nat hook prerouting priority dstnat; policy accept;\n  ip daddr {} meta l4proto tcp dnat to {pick} {n} map {{ {} }}\n }}\n}}\n",
+            self.server.v4,
+            map.join(", ")
+        );
+        let mut child = std::process::Command::new("ip")
+            .args(["netns", "exec", &lb, "nft", "-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .context("running nft (apt-get install nftables)")?;
+        use std::io::Write;
+        child.stdin.take().context("nft stdin")?.write_all(rules.as_bytes())?;
+        let out = child.wait_with_output()?;
+        anyhow::ensure!(out.status.success(), "the load balancer's nftables rules: {}", String::from_utf8_lossy(&out.stderr).trim());
+        // Conntrack checks each segment against the window the client advertised; the
+        // window override lets a jump send past it, and those segments (INVALID) would
+        // leave un-NATed, from the backend's address, and be lost: a balancer in front
+        // of the override has to be liberal, as kube-proxy makes conntrack for its own
+        // reasons (net.netfilter.nf_conntrack_tcp_be_liberal).
+        sys::run("ip", &["netns", "exec", &lb, "sysctl", "-qw", "net.netfilter.nf_conntrack_tcp_be_liberal=1"])?;
+        Ok(())
     }
 
     /// Gives the TUN device of `host` its addresses and routes, and steers its receive
@@ -216,9 +272,16 @@ impl Topology {
     }
 }
 
+/// The veth of every backend, towards the balancer.
+pub const BACKEND_DEV: &str = "hsb0";
+
+pub fn backend_v4(k: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 78, k as u8, 2)
+}
+
 impl Drop for Topology {
     fn drop(&mut self) {
-        let names: Vec<String> = self.hosts().map(|h| h.netns.clone()).collect();
+        let names: Vec<String> = self.hosts().chain(self.backends.iter()).map(|h| h.netns.clone()).collect();
         drop(Created(names));
     }
 }

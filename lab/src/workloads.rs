@@ -25,7 +25,7 @@ pub struct RunResult {
     pub elapsed: Duration,
 }
 
-fn progress(total: u64, quiet: bool) -> ProgressBar {
+pub(crate) fn progress(total: u64, quiet: bool) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
@@ -69,11 +69,13 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
         Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
         Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
+        Workload::Fleet(f) => f.mean_size as f64 * 100.0,
     };
     TestbedSpec {
         clients: exp.workload.clients(),
         peers_per_client: match &exp.workload {
             Workload::Poisson { peers_per_client, .. } => *peers_per_client,
+            Workload::Fleet(f) => (f.sessions as usize).div_ceil(f.clients),
             _ => 0,
         },
         client_initrwnd: exp.client_initrwnd,
@@ -96,6 +98,8 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         connections: exp.connections,
         keep_alive: exp.keep_alive.map(|(ns, rate)| (Duration::from_nanos(ns), rate)),
         flow_timeout: Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / exp.link.capacity_bps.max(1e5)),
+        backends: 0,
+        affinity: false,
     }
 }
 
@@ -237,6 +241,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             }
             pb.finish_and_clear();
         }
+        Workload::Fleet(_) => anyhow::bail!("a fleet workload runs through lab::fleet"),
         Workload::Competing { cc, flows, bin_ns } => {
             let pb = progress(flows.len() as u64, quiet);
             let specs: Vec<(u64, u64, usize, CcSpec)> = flows.iter().enumerate().map(|(i, f)| (f.0, f.1, i, cc[f.2].clone())).collect();
@@ -326,7 +331,7 @@ fn run_concurrent<'a>(lab: &Testbed, schedule: &[(f64, u64)], pick: impl Fn(usiz
 }
 
 /// Sleeps until `due`, waking every 20 ms to honour an interrupt.
-fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
+pub(crate) fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
     while let Some(left) = due.checked_duration_since(Instant::now()) {
         interrupt.check()?;
         std::thread::sleep(left.min(Duration::from_millis(20)));

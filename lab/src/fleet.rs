@@ -1,0 +1,355 @@
+//! The fleet experiment: servers behind a load balancer, their path tables each their
+//! own or shared by the fleet agents through Redis, and clients in sessions of several
+//! connections. One run per table mode on the same schedule; summary.json gives each
+//! mode's hit rate (the controller's hits over its lookups) and mean FCT.
+
+use crate::experiment::{Experiment, FleetWorkload, Tables};
+use crate::testbed::Testbed;
+use crate::workloads::{poisson_schedule, progress, testbed_spec, wait_until};
+use anyhow::{Context, Result};
+use headstart::sys::{self, Interrupt};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// One session: when it starts and its connections' sizes, one after the other.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub start_s: f64,
+    pub sizes: Vec<u64>,
+}
+
+/// Sessions whose connections, laid end to end, load the link to the utilization:
+/// the Poisson schedule of all their connections, each session starting at its first
+/// connection's arrival.
+pub fn sessions(w: &FleetWorkload, capacity_bps: f64) -> Vec<Session> {
+    let mut rng = crate::emulator::model::SplitMix64::new(w.seed ^ 0x5E55);
+    let counts: Vec<u32> = (0..w.sessions).map(|_| w.connections.0 + (rng.next_f64() * (w.connections.1 - w.connections.0 + 1) as f64) as u32).map(|k| k.min(w.connections.1)).collect();
+    let total: u32 = counts.iter().sum();
+    let flows = poisson_schedule(w.mean_size, w.alpha, w.utilization, total, capacity_bps, w.seed);
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    for k in counts {
+        let part = &flows[i..i + k as usize];
+        out.push(Session { start_s: part[0].0, sizes: part.iter().map(|f| f.1).collect() });
+        i += k as usize;
+    }
+    out
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Row {
+    tables: Tables,
+    session: usize,
+    connection: usize,
+    peer: String,
+    size: u64,
+    start_s: f64,
+    fct_ms: Option<f64>,
+    error: Option<String>,
+}
+
+/// What each mode's run gives, as summary.json has it.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ModeSummary {
+    pub hit_rate: f64,
+    pub mean_fct_ms: f64,
+    pub median_fct_ms: f64,
+    /// Connections after a session's first (the ones a table can help).
+    pub mean_fct_ms_repeat: f64,
+    pub flows: usize,
+    pub failed: usize,
+    pub hits: u64,
+    pub misses: u64,
+    pub jumps: u64,
+    pub validated: u64,
+    pub retreats: u64,
+    /// The fleet agents' totals (fleet mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agents: Option<serde_json::Value>,
+}
+
+/// A Redis server of the lab's, on loopback, on a free port, no persistence.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    fn start(port: Option<u16>) -> Result<Redis> {
+        let port = match port {
+            Some(p) => p,
+            None => std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port(),
+        };
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting redis-server (apt-get install redis-server)")?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            anyhow::ensure!(Instant::now() < deadline, "redis-server did not come up on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(Redis { child, port })
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The fleet agents, one per server namespace (the real `headstart fleet run`).
+struct Agents {
+    children: Vec<Child>,
+    status: Vec<PathBuf>,
+}
+
+impl Drop for Agents {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn headstart_binary() -> PathBuf {
+    std::env::current_exe().ok().map(|p| p.with_file_name("headstart")).filter(|p| p.exists()).unwrap_or_else(|| PathBuf::from("headstart"))
+}
+
+/// The fleet agent (the real `headstart fleet run`): one for the kernel, serving every
+/// server namespace as a server of its own (the store ring has one reader).
+fn start_agents(lab: &Testbed, port: u16, dir: &Path) -> Result<Agents> {
+    let status = dir.join("agent.json");
+    let log = std::fs::File::create(dir.join("agent.log"))?;
+    let mut cmd = Command::new(headstart_binary());
+    cmd.args(["fleet", "run", "--redis", &format!("redis://127.0.0.1:{port}/"), "--host-id", "lab", "--key-prefix", &format!("hslab-{}:", std::process::id())]);
+    for b in &lab.topo.backends {
+        cmd.args(["--netns", &b.netns]);
+    }
+    let child = cmd.arg("--status-file").arg(&status).stdout(Stdio::null()).stderr(log).spawn().context("starting the fleet agent (headstart fleet run)")?;
+    let mut agents = Agents { children: vec![child], status: vec![status.clone()] };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
+        if let Some(st) = agents.children[0].try_wait()? {
+            anyhow::bail!("the fleet agent exited ({st}): see {}", dir.join("agent.log").display());
+        }
+        anyhow::ensure!(Instant::now() < deadline, "the fleet agent did not connect in 10 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(agents)
+}
+
+fn counter(values: &Option<Vec<u64>>, abi: &headstart::bpf::abi::ControllerAbi, name: &str) -> u64 {
+    let i = abi.counters.iter().position(|c| c.name == name);
+    i.and_then(|i| values.as_ref().map(|v| v[i])).unwrap_or(0)
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+}
+
+/// Runs every table mode of the workload and writes rows.csv, summary.json.
+pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt, quiet: bool) -> Result<Vec<(Tables, ModeSummary)>> {
+    let plan = sessions(w, exp.link.capacity_bps);
+    let cc = &w.cc[0];
+    let abi = headstart::bpf::abi::CONTROLLER_ABI.iter().find(|a| a.name == cc.kernel);
+    let mut rows = Vec::new();
+    let mut out = Vec::new();
+    let total_flows: usize = plan.iter().map(|s| s.sizes.len()).sum();
+    for &mode in &w.tables {
+        let mut spec = testbed_spec(exp);
+        spec.backends = if mode == Tables::Single { 1 } else { w.servers };
+        spec.affinity = w.affinity;
+        let lab = Testbed::up(spec, interrupt.clone())?;
+        let mut redis = if mode == Tables::Fleet { Some(Redis::start(None)?) } else { None };
+        let agents = match &redis {
+            Some(r) => Some(start_agents(&lab, r.port, dir)?),
+            None => None,
+        };
+        let pb = progress(total_flows as u64, quiet);
+        pb.set_message(format!("{} {:?}", cc.label, mode));
+        let before = abi.and_then(|a| headstart::bpf::counters(a).ok());
+        let t0 = Instant::now();
+        let outage = match (mode, w.redis_outage_ns) {
+            (Tables::Fleet, Some(ns)) => Some((plan.last().map(|s| s.start_s).unwrap_or(0.0) / 2.0, Duration::from_nanos(ns))),
+            _ => None,
+        };
+        let results: Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>)> = std::thread::scope(|s| -> Result<_> {
+            let lab = &lab;
+            let outage_thread = outage.map(|(at, len)| {
+                let redis = &mut redis;
+                s.spawn(move || -> Result<()> {
+                    wait_until(t0 + Duration::from_secs_f64(at), &lab.interrupt)?;
+                    let port = redis.as_ref().map(|r| r.port);
+                    *redis = None; // killed: a Redis that stopped
+                    eprintln!("lab: Redis stopped at {at:.1} s for {:.0} s", len.as_secs_f64());
+                    wait_until(Instant::now() + len, &lab.interrupt)?;
+                    *redis = Some(Redis::start(port)?);
+                    eprintln!("lab: Redis back");
+                    Ok(())
+                })
+            });
+            let mut handles = Vec::new();
+            for (i, sess) in plan.iter().enumerate() {
+                wait_until(t0 + Duration::from_secs_f64(sess.start_s), &lab.interrupt)?;
+                let pb = &pb;
+                handles.push(s.spawn(move || {
+                    let (client, peer) = (i % w.clients, i / w.clients);
+                    let addr = lab.topo.peer_addr(client, peer, false);
+                    let mut done = Vec::new();
+                    for (j, &size) in sess.sizes.iter().enumerate() {
+                        if j > 0 {
+                            std::thread::sleep(Duration::from_nanos(w.think_ns));
+                        }
+                        let start = t0.elapsed().as_secs_f64();
+                        let r = lab.flow(client, peer, cc, size, false).map_err(|e| format!("{e:#}")).and_then(|o| o.client_flow.map(|f| f.fct.as_secs_f64() * 1e3));
+                        pb.inc(1);
+                        done.push((i, j, addr, size, start, r));
+                    }
+                    done
+                }));
+            }
+            let mut all = Vec::new();
+            for h in handles {
+                all.extend(h.join().map_err(|_| anyhow::anyhow!("session thread panicked"))?);
+            }
+            if let Some(t) = outage_thread {
+                t.join().map_err(|_| anyhow::anyhow!("outage thread panicked"))??;
+            }
+            Ok(all)
+        })?;
+        pb.finish_and_clear();
+        std::thread::sleep(Duration::from_millis(500)); // the last flows' stores
+        let after = abi.and_then(|a| headstart::bpf::counters(a).ok());
+        let agent_totals = agents.as_ref().map(|a| agent_totals(&a.status));
+        drop(agents);
+        drop(redis);
+        lab.down()?;
+        let mut summary = ModeSummary::default();
+        if let Some(a) = abi {
+            let d = |n: &str| counter(&after, a, n).saturating_sub(counter(&before, a, n));
+            summary.hits = d("hits");
+            summary.misses = d("misses");
+            summary.jumps = d("jumps");
+            summary.validated = d("validated");
+            summary.retreats = d("retreat_loss") + d("retreat_rto") + d("retreat_rate") + d("retreat_ecn");
+        }
+        summary.hit_rate = summary.hits as f64 / (summary.hits + summary.misses).max(1) as f64;
+        let mut fcts: Vec<f64> = results.iter().filter_map(|r| r.5.as_ref().ok().copied()).collect();
+        let repeat: Vec<f64> = results.iter().filter(|r| r.1 > 0).filter_map(|r| r.5.as_ref().ok().copied()).collect();
+        summary.flows = results.len();
+        summary.failed = results.iter().filter(|r| r.5.is_err()).count();
+        summary.mean_fct_ms = mean(&fcts);
+        summary.median_fct_ms = median(&mut fcts);
+        summary.mean_fct_ms_repeat = mean(&repeat);
+        summary.agents = agent_totals;
+        for (session, connection, addr, size, start_s, r) in results {
+            rows.push(Row { tables: mode, session, connection, peer: addr.to_string(), size, start_s, fct_ms: r.as_ref().ok().copied(), error: r.err() });
+        }
+        out.push((mode, summary));
+    }
+    let mut csv = String::from("tables,session,connection,peer,size,start_s,fct_ms,error\n");
+    for r in &rows {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:.4},{},{}\n",
+            serde_json::to_value(r.tables)?.as_str().unwrap_or("?"),
+            r.session,
+            r.connection,
+            r.peer,
+            r.size,
+            r.start_s,
+            r.fct_ms.map(|f| format!("{f:.3}")).unwrap_or_default(),
+            r.error.as_deref().unwrap_or("").replace([',', '\n'], ";")
+        ));
+    }
+    std::fs::write(dir.join("rows.csv"), csv)?;
+    let summary: serde_json::Map<String, serde_json::Value> = out.iter().map(|(m, s)| Ok((serde_json::to_value(m)?.as_str().unwrap_or("?").to_string(), serde_json::to_value(s)?))).collect::<Result<_>>()?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    Ok(out)
+}
+
+/// The agents' counts summed, with the largest lag.
+fn agent_totals(files: &[PathBuf]) -> serde_json::Value {
+    let mut total = serde_json::Map::new();
+    for f in files {
+        let Ok(text) = sys::read_regular_file(f, sys::SMALL_FILE_LIMIT) else { continue };
+        let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        for (k, v) in m {
+            if let Some(n) = v.as_u64() {
+                let e = total.entry(k.clone()).or_insert(serde_json::Value::from(0u64));
+                let cur = e.as_u64().unwrap_or(0);
+                *e = serde_json::Value::from(if k.starts_with("lag_ms") || k == "updated_unix_ms" { cur.max(n) } else { cur + n });
+            }
+        }
+    }
+    serde_json::Value::Object(total)
+}
+
+/// The terminal table.
+pub fn table(out: &[(Tables, ModeSummary)]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.set_header(["tables", "flows", "failed", "hit rate", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "agents applied"]);
+    for (m, s) in out {
+        t.add_row(vec![
+            format!("{m:?}"),
+            s.flows.to_string(),
+            s.failed.to_string(),
+            format!("{:.3}", s.hit_rate),
+            format!("{:.1}", s.mean_fct_ms),
+            format!("{:.1}", s.median_fct_ms),
+            format!("{:.1}", s.mean_fct_ms_repeat),
+            s.jumps.to_string(),
+            s.validated.to_string(),
+            s.retreats.to_string(),
+            s.agents.as_ref().and_then(|a| a.get("applied")).map(|v| v.to_string()).unwrap_or_default(),
+        ]);
+    }
+    t.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_take_the_schedules_connections_in_order() {
+        let w = FleetWorkload {
+            cc: vec![],
+            servers: 4,
+            affinity: false,
+            tables: vec![Tables::PerHost],
+            sessions: 500,
+            connections: (1, 10),
+            mean_size: 256 * 1024,
+            alpha: 2.5,
+            utilization: 0.3,
+            think_ns: 0,
+            clients: 4,
+            seed: 7,
+            redis_outage_ns: None,
+        };
+        let s = sessions(&w, 100e6);
+        assert_eq!(s.len(), 500);
+        assert!(s.iter().all(|x| (1..=10).contains(&x.sizes.len())));
+        let mean_k = s.iter().map(|x| x.sizes.len()).sum::<usize>() as f64 / 500.0;
+        assert!((mean_k - 5.5).abs() < 0.5, "uniform 1-10: mean {mean_k}");
+        assert!(s.windows(2).all(|p| p[0].start_s <= p[1].start_s));
+        assert!(s.iter().any(|x| x.sizes.len() == 1) && s.iter().any(|x| x.sizes.len() == 10), "both ends of the range");
+    }
+}
