@@ -314,6 +314,119 @@ fn connect(client: &redis::Client) -> Result<redis::Connection> {
     Ok(con)
 }
 
+fn query<T: redis::FromRedisValue>(cmd: &redis::Cmd, con: &mut redis::Connection) -> Result<T> {
+    cmd.query(con).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// Where the agent writes: one Redis server, or a Redis Cluster (the configured server
+/// says so: INFO cluster), whose keys go to their slots' nodes and whose channel
+/// messages any node passes to all.
+enum Store {
+    Single(redis::Connection),
+    Cluster { keys: redis::cluster::ClusterConnection, node: redis::Connection },
+}
+
+impl Store {
+    fn open(client: &redis::Client) -> Result<Store> {
+        let mut node = connect(client)?;
+        if !is_cluster(&mut node)? {
+            return Ok(Store::Single(node));
+        }
+        let keys = redis::cluster::ClusterClientBuilder::new(vec![client.get_connection_info().clone()])
+            .connection_timeout(REDIS_TIMEOUT)
+            .response_timeout(REDIS_TIMEOUT)
+            .build()
+            .and_then(|c| c.get_connection())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Store::Cluster { keys, node })
+    }
+
+    fn write(&mut self, due: &[Shared], prefix: &str, ttl_ms: u64) -> Result<()> {
+        let set = |c: &Shared| {
+            let mut cmd = redis::cmd("SET");
+            cmd.arg(format!("{prefix}path:{}", c.addr)).arg(c.value());
+            if ttl_ms > 0 {
+                cmd.arg("PX").arg(ttl_ms);
+            }
+            cmd
+        };
+        let mut publish = redis::pipe();
+        for c in due {
+            publish.cmd("PUBLISH").arg(format!("{prefix}stores")).arg(c.message()).ignore();
+        }
+        match self {
+            Store::Single(con) => {
+                for c in due {
+                    publish.add_command(set(c)).ignore();
+                }
+                publish.query::<()>(con).map_err(|e| anyhow::anyhow!("{e}"))
+            }
+            Store::Cluster { keys, node } => {
+                let mut pipe = redis::cluster::cluster_pipe();
+                for c in due {
+                    pipe.add_command(set(c)).ignore();
+                }
+                pipe.query::<()>(keys).map_err(|e| anyhow::anyhow!("{e}"))?;
+                publish.query::<()>(node).map_err(|e| anyhow::anyhow!("{e}"))
+            }
+        }
+    }
+}
+
+fn is_cluster(con: &mut redis::Connection) -> Result<bool> {
+    let info: String = query(redis::cmd("INFO").arg("cluster"), con)?;
+    Ok(info.lines().any(|l| l.trim() == "cluster_enabled:1"))
+}
+
+/// Every key of the fleet, read node by node (a Cluster's masters: SCAN sees one
+/// node's keys), values through pipelined GETs (MGET cannot cross a Cluster's slots).
+fn read_all(client: &redis::Client, pattern: &str, mut each: impl FnMut(&str, String)) -> Result<()> {
+    let mut seed = connect(client)?;
+    let mut nodes = Vec::new();
+    if is_cluster(&mut seed)? {
+        let text: String = query(&redis::cmd("CLUSTER").arg("NODES"), &mut seed)?;
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() < 3 || !f[2].split(',').any(|x| x == "master") || f[2].contains("fail") {
+                continue;
+            }
+            let Some((host, port)) = f[1].split('@').next().and_then(|a| a.rsplit_once(':')) else { continue };
+            let port: u16 = port.parse().context("CLUSTER NODES port")?;
+            let mut info = client.get_connection_info().clone();
+            info.addr = match info.addr {
+                redis::ConnectionAddr::TcpTls { insecure, tls_params, .. } => redis::ConnectionAddr::TcpTls { host: host.to_string(), port, insecure, tls_params },
+                _ => redis::ConnectionAddr::Tcp(host.to_string(), port),
+            };
+            nodes.push(connect(&redis::Client::open(info).map_err(|e| anyhow::anyhow!("{e}"))?)?);
+        }
+    } else {
+        nodes.push(seed);
+    }
+    for con in &mut nodes {
+        let mut cursor = 0u64;
+        loop {
+            let (next, keys): (u64, Vec<String>) = query(redis::cmd("SCAN").arg(cursor).arg("MATCH").arg(pattern).arg("COUNT").arg(1000), con)?;
+            if !keys.is_empty() {
+                let mut pipe = redis::pipe();
+                for k in &keys {
+                    pipe.cmd("GET").arg(k);
+                }
+                let values: Vec<Option<String>> = pipe.query(con).map_err(|e| anyhow::anyhow!("{e}"))?;
+                for (k, v) in keys.iter().zip(values) {
+                    if let Some(v) = v {
+                        each(k, v);
+                    }
+                }
+            }
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What the agent's threads share: one publisher per namespace it serves, one status.
 struct Shared2 {
     publishers: Vec<Mutex<Publisher>>,
@@ -330,22 +443,21 @@ fn note_error(s: &Shared2, e: &anyhow::Error) {
 
 /// Writes what is due, within the budget; on a failure the changes go back.
 fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>, k: usize, ttl_ms: u64) {
-    let channel = format!("{}stores", cfg.key_prefix);
     let per_tick = ((cfg.max_writes_per_s as u64 * TICK.as_millis() as u64 / 1000) / 2).max(1) as usize; // two commands per change
-    let mut con: Option<redis::Connection> = None;
+    let mut store: Option<Store> = None;
     let mut retry_at = Instant::now();
     loop {
         std::thread::sleep(TICK);
-        if con.is_none() && Instant::now() < retry_at {
+        if store.is_none() && Instant::now() < retry_at {
             continue;
         }
         let due = shared.publishers[k].lock().map(|mut p| p.due(unix_ms(), per_tick)).unwrap_or_default();
         if due.is_empty() {
             continue;
         }
-        if con.is_none() {
-            match connect(&client) {
-                Ok(c) => con = Some(c),
+        if store.is_none() {
+            match Store::open(&client) {
+                Ok(s) => store = Some(s),
                 Err(e) => {
                     note_error(&shared, &e);
                     if let Ok(mut p) = shared.publishers[k].lock() {
@@ -356,32 +468,23 @@ fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>,
                 }
             }
         }
-        let mut pipe = redis::pipe();
-        for c in &due {
-            let key = format!("{}path:{}", cfg.key_prefix, c.addr);
-            let set = pipe.cmd("SET").arg(&key).arg(c.value());
-            if ttl_ms > 0 {
-                set.arg("PX").arg(ttl_ms);
-            }
-            set.ignore();
-            pipe.cmd("PUBLISH").arg(&channel).arg(c.message()).ignore();
-        }
         let n = due.len() as u64;
-        match pipe.query::<()>(con.as_mut().unwrap()) {
-            Ok(()) => {
+        match store.as_mut().map(|s| s.write(&due, &cfg.key_prefix, ttl_ms)) {
+            Some(Ok(())) => {
                 if let Ok(mut st) = shared.status.lock() {
                     st.published += n;
                     st.writes += 2 * n;
                 }
             }
-            Err(e) => {
-                con = None;
-                note_error(&shared, &anyhow::anyhow!("{e}"));
+            Some(Err(e)) => {
+                store = None;
+                note_error(&shared, &e);
                 if let Ok(mut p) = shared.publishers[k].lock() {
                     p.requeue(due);
                 }
                 retry_at = Instant::now() + Duration::from_secs(1);
             }
+            None => {}
         }
     }
 }
@@ -394,30 +497,19 @@ fn subscriber_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>
     loop {
         let run = || -> Result<()> {
             let mut sub = connect(&client)?;
-            let mut reader = connect(&client)?;
             let mut pubsub = sub.as_pubsub();
             pubsub.subscribe(&channel).map_err(|e| anyhow::anyhow!("{e}"))?;
             pubsub.set_read_timeout(Some(REDIS_TIMEOUT)).map_err(|e| anyhow::anyhow!("{e}"))?;
             // Subscribed first, then the keys: nothing stored in between is missed.
-            let mut cursor = 0u64;
-            loop {
-                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN").arg(cursor).arg("MATCH").arg(&pattern).arg("COUNT").arg(1000).query(&mut reader).map_err(|e| anyhow::anyhow!("{e}"))?;
-                if !keys.is_empty() {
-                    let values: Vec<Option<String>> = redis::cmd("MGET").arg(&keys).query(&mut reader).map_err(|e| anyhow::anyhow!("{e}"))?;
-                    for (key, v) in keys.iter().zip(values) {
-                        let (Some(addr), Some(v)) = (key.strip_prefix(&pattern[..pattern.len() - 1]).and_then(|a| a.parse().ok()), v) else { continue };
-                        if let Ok(s) = Shared::parse_value(addr, &v) {
-                            if s.host != cfg.host_id {
-                                let _ = to_apply.send((k, s));
-                            }
-                        }
+            let key_prefix = &pattern[..pattern.len() - 1];
+            read_all(&client, &pattern, |key, v| {
+                let Some(addr) = key.strip_prefix(key_prefix).and_then(|a| a.parse().ok()) else { return };
+                if let Ok(s) = Shared::parse_value(addr, &v) {
+                    if s.host != cfg.host_id {
+                        let _ = to_apply.send((k, s));
                     }
                 }
-                cursor = next;
-                if cursor == 0 {
-                    break;
-                }
-            }
+            })?;
             if let Ok(mut st) = shared.status.lock() {
                 st.connected = true;
             }

@@ -454,8 +454,8 @@ fn interrupted_run_cleans_up_and_killed_run_is_swept() {
 }
 
 /// The fleet experiment end to end: servers behind the nftables balancer, each with its
-/// own table, the real fleet agents and a Redis the lab starts; summary.json per mode;
-/// nothing left running (namespaces, agents, Redis).
+/// own table, the real fleet agent and a 3-node Redis Cluster the lab starts;
+/// summary.json per mode; nothing left running (namespaces, agents, Redis).
 #[test]
 fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
     let t = TempDir::new("fleet");
@@ -478,6 +478,7 @@ fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
         think = "300ms"
         clients = 2
         seed = 3
+        redis_nodes = 3
         "#,
         &[],
     );
@@ -496,6 +497,13 @@ fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
     assert!(agents["published"].as_u64().unwrap() >= 1 && agents["applied"].as_u64().unwrap() >= 1, "the agents shared the servers' stores: {agents}");
     assert_eq!(agents["errors"].as_u64(), Some(0), "{agents}");
     assert!(summary["per_host"].get("agents").is_none(), "no agents without the fleet");
-    let left = Command::new("pgrep").args(["-f", "fleet run --redis redis://127.0.0.1"]).output().unwrap();
-    assert!(left.stdout.is_empty(), "agents left running: {}", String::from_utf8_lossy(&left.stdout));
+    // The cluster's nodes, by the config files the lab gave them: all stopped.
+    let ports: Vec<String> = std::fs::read_dir(&out).unwrap().flatten().filter_map(|e| e.file_name().to_string_lossy().strip_prefix("redis-nodes-").and_then(|r| r.strip_suffix(".conf")).map(String::from)).collect();
+    assert_eq!(ports.len(), 3, "a 3-node cluster ran");
+    let mut patterns = vec!["fleet run --redis redis://127.0.0.1".to_string()];
+    patterns.extend(ports.iter().map(|p| format!("redis-server 127.0.0.1:{p}")));
+    for process in patterns {
+        let left = Command::new("pgrep").args(["-f", &process]).output().unwrap();
+        assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
+    }
 }

@@ -302,6 +302,9 @@ pub enum WorkloadText {
         /// Stop Redis for this long in the middle of each fleet run ("30s").
         #[serde(default)]
         redis_outage: Option<String>,
+        /// Redis nodes the lab starts: 1, or 3 or more for a Redis Cluster.
+        #[serde(default = "default_redis_nodes")]
+        redis_nodes: usize,
     },
     /// Long flows from several clients with start offsets; throughput over time.
     Competing {
@@ -336,6 +339,9 @@ fn default_clients() -> usize {
 }
 fn default_servers() -> usize {
     4
+}
+fn default_redis_nodes() -> usize {
+    1
 }
 fn default_bin() -> String {
     "100ms".into()
@@ -451,6 +457,7 @@ pub struct FleetWorkload {
     pub clients: usize,
     pub seed: u64,
     pub redis_outage_ns: Option<u64>,
+    pub redis_nodes: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -620,7 +627,8 @@ impl ExperimentText {
                 ensure!(bin_ns >= 1_000_000, "bin must be at least 1ms");
                 Workload::Competing { cc: ccs, flows, bin_ns }
             }
-            WorkloadText::Fleet { cc, servers, affinity, tables, sessions, connections, mean_size, alpha, utilization, think, clients, seed, redis_outage } => {
+            WorkloadText::Fleet { cc, servers, affinity, tables, sessions, connections, mean_size, alpha, utilization, think, clients, seed, redis_outage, redis_nodes } => {
+                ensure!(*redis_nodes == 1 || (3..=9).contains(redis_nodes), "redis_nodes: 1 (one server) or 3 to 9 (a Redis Cluster)");
                 let cc = parse_ccs(cc)?;
                 ensure!(cc.len() == 1, "a fleet workload runs one congestion control");
                 ensure!((2..=16).contains(servers), "servers must be 2 to 16");
@@ -659,6 +667,7 @@ impl ExperimentText {
                     clients: *clients,
                     seed: *seed,
                     redis_outage_ns,
+                    redis_nodes: *redis_nodes,
                 })
             }
         };

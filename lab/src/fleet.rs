@@ -65,42 +65,99 @@ pub struct ModeSummary {
     pub jumps: u64,
     pub validated: u64,
     pub retreats: u64,
+    /// Harm: packets the bottleneck dropped, segments the clients discarded beyond
+    /// their window (TcpExt BeyondWindow), the emulator's mean queueing delay; and its
+    /// p99 lateness (a run above 1 ms is flagged: the machine, not the path).
+    pub bottleneck_drops: u64,
+    pub client_beyond_window: u64,
+    pub queue_delay_mean_ms: f64,
+    pub emulator_late_p99_ms: f64,
     /// The fleet agents' totals (fleet mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agents: Option<serde_json::Value>,
+    /// With a Redis outage: when it began and how long (s), the connections that started
+    /// during it (their mean FCT and failures), and how long after Redis came back the
+    /// agent was connected again with nothing left waiting (s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outage: Option<OutageSummary>,
 }
 
-/// A Redis server of the lab's, on loopback, on a free port, no persistence.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct OutageSummary {
+    pub at_s: f64,
+    pub length_s: f64,
+    pub flows_during: usize,
+    pub failed_during: usize,
+    pub mean_fct_ms_during: f64,
+    pub caught_up_after_s: Option<f64>,
+}
+
+/// The lab's Redis on loopback, on free ports, without persistence: one server, or a
+/// Redis Cluster of several masters (each its own slots, no replicas).
 struct Redis {
-    child: Child,
-    port: u16,
+    children: Vec<Child>,
+    ports: Vec<u16>,
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 impl Redis {
-    fn start(port: Option<u16>) -> Result<Redis> {
-        let port = match port {
+    /// `ports`: again on the ports of an earlier start (a Cluster's nodes find each
+    /// other from their nodes.conf in `dir`).
+    fn start(nodes: usize, ports: Option<Vec<u16>>, dir: &Path) -> Result<Redis> {
+        let fresh = ports.is_none();
+        let ports = match ports {
             Some(p) => p,
-            None => std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port(),
+            None => (0..nodes).map(|_| free_port()).collect::<Result<_>>()?,
         };
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("starting redis-server (apt-get install redis-server)")?;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            anyhow::ensure!(Instant::now() < deadline, "redis-server did not come up on port {port}");
-            std::thread::sleep(Duration::from_millis(20));
+        let mut redis = Redis { children: Vec::new(), ports: ports.clone() };
+        for &port in &ports {
+            let mut cmd = Command::new("redis-server");
+            cmd.args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+            if nodes > 1 {
+                let conf = dir.join(format!("redis-nodes-{port}.conf"));
+                cmd.args(["--cluster-enabled", "yes", "--cluster-node-timeout", "2000", "--cluster-config-file"]).arg(conf);
+            }
+            redis.children.push(cmd.current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn().context("starting redis-server (apt-get install redis-server)")?);
         }
-        Ok(Redis { child, port })
+        let deadline = Instant::now() + Duration::from_secs(10);
+        for &port in &ports {
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                anyhow::ensure!(Instant::now() < deadline, "redis-server did not come up on port {port}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        if nodes > 1 {
+            if fresh {
+                let mut args = vec!["--cluster".to_string(), "create".to_string()];
+                args.extend(ports.iter().map(|p| format!("127.0.0.1:{p}")));
+                args.extend(["--cluster-replicas", "0", "--cluster-yes"].map(String::from));
+                let out = Command::new("redis-cli").args(&args).output().context("redis-cli --cluster create")?;
+                anyhow::ensure!(out.status.success(), "creating the Redis Cluster: {}", String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or(""));
+            }
+            for &port in &ports {
+                loop {
+                    let out = Command::new("redis-cli").args(["-p", &port.to_string(), "cluster", "info"]).output()?;
+                    if String::from_utf8_lossy(&out.stdout).contains("cluster_state:ok") {
+                        break;
+                    }
+                    anyhow::ensure!(Instant::now() < deadline + Duration::from_secs(10), "the Redis Cluster is not ok on port {port}");
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }
+        Ok(redis)
     }
 }
 
 impl Drop for Redis {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 }
 
@@ -177,9 +234,9 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         spec.backends = if mode == Tables::Single { 1 } else { w.servers };
         spec.affinity = w.affinity;
         let lab = Testbed::up(spec, interrupt.clone())?;
-        let mut redis = if mode == Tables::Fleet { Some(Redis::start(None)?) } else { None };
+        let mut redis = if mode == Tables::Fleet { Some(Redis::start(w.redis_nodes, None, dir)?) } else { None };
         let agents = match &redis {
-            Some(r) => Some(start_agents(&lab, r.port, dir)?),
+            Some(r) => Some(start_agents(&lab, r.ports[0], dir)?),
             None => None,
         };
         let pb = progress(total_flows as u64, quiet);
@@ -190,19 +247,33 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
             (Tables::Fleet, Some(ns)) => Some((plan.last().map(|s| s.start_s).unwrap_or(0.0) / 2.0, Duration::from_nanos(ns))),
             _ => None,
         };
-        let results: Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>)> = std::thread::scope(|s| -> Result<_> {
+        type Done = Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>)>;
+        let (results, caught_up): (Done, Option<f64>) = std::thread::scope(|s| -> Result<_> {
             let lab = &lab;
             let outage_thread = outage.map(|(at, len)| {
                 let redis = &mut redis;
-                s.spawn(move || -> Result<()> {
+                s.spawn(move || -> Result<Option<f64>> {
                     wait_until(t0 + Duration::from_secs_f64(at), &lab.interrupt)?;
-                    let port = redis.as_ref().map(|r| r.port);
+                    let ports = redis.as_ref().map(|r| r.ports.clone());
                     *redis = None; // killed: a Redis that stopped
                     eprintln!("lab: Redis stopped at {at:.1} s for {:.0} s", len.as_secs_f64());
                     wait_until(Instant::now() + len, &lab.interrupt)?;
-                    *redis = Some(Redis::start(port)?);
+                    *redis = Some(Redis::start(w.redis_nodes, ports, dir)?);
+                    let back = Instant::now();
+                    let back_ms = headstart::fleet::unix_ms();
                     eprintln!("lab: Redis back");
-                    Ok(())
+                    // Caught up: the agent connected again (subscribed, every key read)
+                    // and nothing of its own left to write, in a status written since.
+                    let status = dir.join("agent.json");
+                    while back.elapsed() < Duration::from_secs(60) {
+                        if let Ok(st) = headstart::fleet::FleetStatus::read(&status) {
+                            if st.connected && st.pending == 0 && st.updated_unix_ms > back_ms {
+                                return Ok(Some(back.elapsed().as_secs_f64()));
+                            }
+                        }
+                        std::thread::sleep(Duration::from_millis(100));
+                    }
+                    Ok(None)
                 })
             });
             let mut handles = Vec::new();
@@ -229,10 +300,11 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
             for h in handles {
                 all.extend(h.join().map_err(|_| anyhow::anyhow!("session thread panicked"))?);
             }
-            if let Some(t) = outage_thread {
-                t.join().map_err(|_| anyhow::anyhow!("outage thread panicked"))??;
-            }
-            Ok(all)
+            let caught_up = match outage_thread {
+                Some(t) => t.join().map_err(|_| anyhow::anyhow!("outage thread panicked"))??,
+                None => None,
+            };
+            Ok((all, caught_up))
         })?;
         pb.finish_and_clear();
         std::thread::sleep(Duration::from_millis(500)); // the last flows' stores
@@ -240,8 +312,12 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         let agent_totals = agents.as_ref().map(|a| agent_totals(&a.status));
         drop(agents);
         drop(redis);
-        lab.down()?;
+        let report = lab.down()?;
         let mut summary = ModeSummary::default();
+        summary.bottleneck_drops = report.flows.values().map(|f| f.down_dropped_buffer).sum();
+        summary.client_beyond_window = report.client_tcpext.get("BeyondWindow").copied().unwrap_or(0);
+        summary.queue_delay_mean_ms = report.down_queue_delay_us.mean() / 1000.0;
+        summary.emulator_late_p99_ms = report.summary().lateness_p99_ms;
         if let Some(a) = abi {
             let d = |n: &str| counter(&after, a, n).saturating_sub(counter(&before, a, n));
             summary.hits = d("hits");
@@ -259,6 +335,17 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         summary.median_fct_ms = median(&mut fcts);
         summary.mean_fct_ms_repeat = mean(&repeat);
         summary.agents = agent_totals;
+        if let Some((at, len)) = outage {
+            let during: Vec<_> = results.iter().filter(|r| r.4 >= at && r.4 < at + len.as_secs_f64()).collect();
+            summary.outage = Some(OutageSummary {
+                at_s: at,
+                length_s: len.as_secs_f64(),
+                flows_during: during.len(),
+                failed_during: during.iter().filter(|r| r.5.is_err()).count(),
+                mean_fct_ms_during: mean(&during.iter().filter_map(|r| r.5.as_ref().ok().copied()).collect::<Vec<_>>()),
+                caught_up_after_s: caught_up,
+            });
+        }
         for (session, connection, addr, size, start_s, r) in results {
             rows.push(Row { tables: mode, session, connection, peer: addr.to_string(), size, start_s, fct_ms: r.as_ref().ok().copied(), error: r.err() });
         }
@@ -304,7 +391,7 @@ fn agent_totals(files: &[PathBuf]) -> serde_json::Value {
 /// The terminal table.
 pub fn table(out: &[(Tables, ModeSummary)]) -> String {
     let mut t = comfy_table::Table::new();
-    t.set_header(["tables", "flows", "failed", "hit rate", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "agents applied"]);
+    t.set_header(["tables", "flows", "failed", "hit rate", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
     for (m, s) in out {
         t.add_row(vec![
             format!("{m:?}"),
@@ -317,6 +404,9 @@ pub fn table(out: &[(Tables, ModeSummary)]) -> String {
             s.jumps.to_string(),
             s.validated.to_string(),
             s.retreats.to_string(),
+            s.bottleneck_drops.to_string(),
+            s.client_beyond_window.to_string(),
+            format!("{:.1}", s.queue_delay_mean_ms),
             s.agents.as_ref().and_then(|a| a.get("applied")).map(|v| v.to_string()).unwrap_or_default(),
         ]);
     }
@@ -343,6 +433,7 @@ mod tests {
             clients: 4,
             seed: 7,
             redis_outage_ns: None,
+            redis_nodes: 1,
         };
         let s = sessions(&w, 100e6);
         assert_eq!(s.len(), 500);
