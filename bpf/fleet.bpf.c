@@ -26,6 +26,8 @@ int hs_fleet_apply(struct hs_fleet_entry *in)
 		hs_write_stored(old, &out);
 	else if (verdict == HS_FLEET_APPLIED && bpf_map_update_elem(&hs_paths, &e.peer, &out, BPF_NOEXIST))
 		verdict = HS_FLEET_OLDER;  /* a flow here made it meanwhile: as new */
+	if (verdict == HS_FLEET_APPLIED)
+		hs_prefix_note(&e.peer, &out);  /* the fleet's entries teach the prefixes too */
 	in->verdict = verdict;
 	return verdict;
 }

@@ -9,6 +9,7 @@
  *   hs_open      per peer, the flows open now (s_cubic, s_bbr: init to release), their
  *                packets in flight, and the last loss
  *   hs_stores    a ring of the flows' changes to hs_paths, for the fleet agent
+ *   hs_prefixes  per /24 or /48 of peers, what their entries agree on (prefix fallback)
  * The records themselves are defined in records.h, the one contract with the tool. */
 #ifndef HS_PATH_TABLE_H
 #define HS_PATH_TABLE_H
@@ -16,6 +17,7 @@
 #include <bpf/bpf_endian.h>
 #include "records.h"
 #include "lib/path_key.h"
+#include "lib/prefix.h"
 
 
 #define HS_PATHS_DEFAULT_ENTRIES (1 << 20)
@@ -91,6 +93,30 @@ struct {
 	__uint(max_entries, 1 << 20);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } hs_stores SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct hs_peer);
+	__type(value, struct hs_prefix);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} hs_prefixes SEC(".maps");
+
+/* An entry stored for a peer (by its flow, or from the fleet) moves its prefix's
+ * aggregate. Two flows of one prefix at once may lose an update: one sample of many. */
+static __always_inline void hs_prefix_note(const struct hs_peer *peer, const struct hs_path *e)
+{
+	struct hs_peer k = *peer;
+	struct hs_prefix *old, now;
+	__u32 host = hs_prefix_key(k.bytes);
+
+	old = bpf_map_lookup_elem(&hs_prefixes, &k);
+	now = hs_prefix_after(old, host, e->bw_bytes_per_s, e->min_rtt_us, e->flags, e->stored_ns);
+	if (old)
+		*old = now;
+	else
+		bpf_map_update_elem(&hs_prefixes, &k, &now, BPF_ANY);
+}
 
 /* p NULL: the peer's entry was deleted. */
 static __always_inline void hs_store_event(const struct hs_peer *peer, const struct hs_path *p, __u64 now_ns)

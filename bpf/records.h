@@ -21,6 +21,21 @@ struct hs_peer {
 };
 _Static_assert(sizeof(struct hs_peer) == 24, "hs_peer is 24 bytes (was the 16-byte address alone)");
 
+/* hs_prefixes value (key: struct hs_peer with a /24 or /48, lib/prefix.h): what the
+ * entries of one prefix's peers agree on, for its first contacts. */
+struct hs_prefix {
+	__u64 bw_bytes_per_s;       /* moving average of the rates its peers' entries stored */
+	__u64 updated_ns;           /* CLOCK_BOOTTIME of the last */
+	__u32 min_rtt_us;           /* moving average of their min RTTs */
+	__u32 agreed;               /* entries in a row within HS_AGREE_PCT of the average (rate and RTT) */
+	__u32 entries;              /* entries seen (saturating) */
+	__u32 last_peer;            /* the host part of the last entry's peer: one peer storing again does not agree with itself */
+	__u16 flags;                /* HS_PATH_LOSSY of the last */
+	__u16 pad;
+	__u32 pad2;
+};
+_Static_assert(sizeof(struct hs_prefix) == 40, "hs_prefix is 40 bytes");
+
 /* hs_paths value: what one peer's last flows left for the next one. */
 struct hs_path {
 	__u64 bw_bytes_per_s;       /* estimated bottleneck bandwidth */
@@ -96,7 +111,7 @@ enum hs_fleet_verdict {
  * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
  * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
-#define HS_COUNTERS_VERSION 5       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open */
+#define HS_COUNTERS_VERSION 6       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open; 5: without prefix_hits */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -143,6 +158,7 @@ enum hs_counter {
 	HS_NO_JUMP_NEEDED,          /* ... and it never had (or lost first): the kernel's start, nothing taken from the entry */
 	HS_RESTARTS,                /* careful restarts after an idle past the RTO (lib/restart.h): Unvalidated entered again */
 	HS_FAST_OPEN,               /* TCP Fast Open flows (init at the SYN, the source unproven): the kernel's, table untouched */
+	HS_PREFIX_HITS,             /* ... no entry of their own, but their /24 or /48's peers agree: started from that (lib/prefix.h) */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -194,7 +210,7 @@ _Static_assert(HS_SUSS_COUNTERS <= HS_COUNTERS_PER_CC, "suss counters fit their 
  * knob. `seq` makes a copy taken during a write detectable (path_table.h,
  * HS_COPY_WHOLE): a map update is one memcpy, which a controller on another CPU can
  * read half done. */
-#define HS_CONFIG_VERSION 0x48534334U  /* "HSC4"; "HSC3" had no one_table, "HSC2" no seq, "HSC1" was the 44-knob record */
+#define HS_CONFIG_VERSION 0x48534335U  /* "HSC5"; "HSC4" had no prefix_fallback, "HSC3" no one_table, "HSC2" no seq, "HSC1" was the 44-knob record */
 struct hs_config {
 	__u32 version;
 	__u32 seq;                  /* even: whole; odd: the tool is writing the knobs (abi.rs write_steps) */
@@ -207,8 +223,9 @@ struct hs_config {
 	__u32 trusted_uid_max;      /* flows of sockets owned by a higher uid neither read nor write the table */
 	__u32 ipv6_prefix_len;      /* hs_paths keys an IPv6 peer by this many leading bits (lib/path_key.h) */
 	__u32 one_table;            /* 1: every network namespace uses the host's entries (struct hs_peer) */
+	__u32 prefix_fallback;      /* 1: a first contact starts from its /24 or /48's agreeing entries (lib/prefix.h) */
 };
-_Static_assert(sizeof(struct hs_config) == 11 * 4, "hs_config: one u32 per knob after `version` and `seq`");
+_Static_assert(sizeof(struct hs_config) == 12 * 4, "hs_config: one u32 per knob after `version` and `seq`");
 
 /* hs_lab_config: what only experiments set (the lab writes it for a run and puts it
  * back; `headstart config` neither shows nor writes it). Never written: every value

@@ -54,6 +54,7 @@ struct hs_start {
 	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
 	__u8 restarting;            /* armed by an idle restart (lib/restart.h): the jump reads restart_from */
 	__u8 fast_open;             /* a TCP Fast Open child, started at the SYN: the kernel's, nothing written */
+	__u8 from_prefix;           /* no entry: started from its prefix's (lib/prefix.h), a copy in restart_from */
 	__u8 data_cut;              /* the jump in force is what the flow had to send, less than its share */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
@@ -64,7 +65,7 @@ struct hs_start {
 	__u32 restart_rtt_us;       /* a restart's RTT: the flow's min RTT before the idle */
 	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
-	struct hs_path restart_from; /* a restart's memory: the flow's own estimate, or a copy of the peer's entry */
+	struct hs_path restart_from; /* a restart's memory (the flow's own estimate, or a copy of the peer's entry), or a prefix start's */
 };
 
 /* hs_outcomes: how the start goes, for the lab and `headstart flows`; written when it
@@ -427,6 +428,21 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 	}
 }
 
+/* A peer with no entry whose prefix's entries agree: the start entry they give
+ * (lib/prefix.h), copied into the flow, or NULL. */
+static __always_inline struct hs_path *hs_prefix_source(struct hs_start *st, const struct hs_config *cfg)
+{
+	struct hs_peer k = st->path;
+	struct hs_prefix *a;
+
+	hs_prefix_key(k.bytes);
+	a = bpf_map_lookup_elem(&hs_prefixes, &k);
+	if (!hs_prefix_start(a, bpf_ktime_get_boot_ns(), cfg->max_age_s, &st->restart_from))
+		return NULL;
+	st->from_prefix = 1;
+	return &st->restart_from;
+}
+
 /* The peer's other open flows past their start: neither armed nor in their jump's
  * first round (running on, or idle). The others start with this one and share its
  * budget: together within the saved BDP. */
@@ -568,9 +584,11 @@ static __always_inline __u32 hs_decide(struct sock *sk, enum hs_cc_id cc, struct
 	hs_open_enter(st, &others);
 	st->shared = others.open > 0;
 	p = bpf_map_lookup_elem(&hs_paths, &st->path);
+	if (!p && cfg->prefix_fallback)
+		p = hs_prefix_source(st, cfg);
 	if (!p || !lab->startup)
 		return HS_MISSES;
-	hs_count(cc, HS_HITS);
+	hs_count(cc, st->from_prefix ? HS_PREFIX_HITS : HS_HITS);
 	outcome = hs_recon(hs_tcp_sk(sk), st, p, cfg, lab, pol, &others, &in, 1);
 	if (outcome != HS_JUMPS) {
 		st->cached_Bps = 0;  /* the outcome names a rate only for a start made (or shadowed) */
@@ -611,7 +629,7 @@ static __always_inline __u32 hs_sharers(const struct hs_open_flows *others)
 /* The memory a jump is made from: a restart's (lib/restart.h), else the peer's entry. */
 static __always_inline struct hs_path *hs_jump_source(struct hs_start *st)
 {
-	if (st->restarting)
+	if (st->restarting || st->from_prefix)
 		return &st->restart_from;
 	return bpf_map_lookup_elem(&hs_paths, &st->path);
 }
@@ -789,6 +807,7 @@ static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_star
 	}
 	/* Sized alone: the peer's other flows are weighed at the jump. */
 	st->restarting = 1;
+	st->from_prefix = 0;  /* restart_from is the restart's now */
 	st->restart_rtt_us = own_rtt_us;
 	if (hs_recon(tp, st, from, &cfg, &lab, pol, &alone, &in, 0) != HS_JUMPS) {
 		st->restarting = 0;
@@ -884,8 +903,19 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
  * receiver): the path did not fail it (hs_take_overrun). */
 static __always_inline void hs_discredit_entry(struct hs_start *st)
 {
+	struct hs_prefix *a;
+	struct hs_peer k;
+
 	if (st->overrun_first || (st->overrun_seen && !st->signalled))
 		return;
+	if (st->from_prefix) {  /* the prefix is not one path: its first contacts are the kernel's again */
+		k = st->path;
+		hs_prefix_key(k.bytes);
+		a = bpf_map_lookup_elem(&hs_prefixes, &k);
+		if (a)
+			a->agreed = 0;
+		return;
+	}
 	if (!bpf_map_delete_elem(&hs_paths, &st->path))
 		hs_store_event(&st->path, NULL, bpf_ktime_get_boot_ns());
 }
@@ -1109,6 +1139,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	}
 	hs_count(cc, HS_STORES);
 	hs_store_event(&st->path, &entry, entry.stored_ns);
+	hs_prefix_note(&st->path, &entry);
 }
 
 #endif

@@ -18,7 +18,7 @@ struct Family {
 
 const FAMILIES: &[Family] = &[
     Family { name: "headstart_flows_total", kind: "counter", help: "Flows started with a headstart congestion control." },
-    Family { name: "headstart_table_lookups_total", kind: "counter", help: "Path table lookups at a flow's start, by result (hit, miss)." },
+    Family { name: "headstart_table_lookups_total", kind: "counter", help: "Path table lookups at a flow's start, by result (hit, miss, prefix: no entry, started from its /24 or /48's)." },
     Family { name: "headstart_stores_total", kind: "counter", help: "Flow estimates at release, by what happened (stored, discarded: not worth storing, skipped: by rule, jump_only: the flow sent no more than its jump and left its entry as it was)." },
     Family { name: "headstart_reconnaissance_total", kind: "counter", help: "Careful Resume Reconnaissance decisions that refused a jump, by reason." },
     Family { name: "headstart_jumps_total", kind: "counter", help: "Careful Resume jumps (Unvalidated entered), made when the flow first had more to send than its window." },
@@ -60,6 +60,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "flows" => f("headstart_flows_total", None),
         "hits" => f("headstart_table_lookups_total", Some(("result", "hit"))),
         "misses" => f("headstart_table_lookups_total", Some(("result", "miss"))),
+        "prefix_hits" => f("headstart_table_lookups_total", Some(("result", "prefix"))),
         "stores" => f("headstart_stores_total", Some(("result", "stored"))),
         "discards" => f("headstart_stores_total", Some(("result", "discarded"))),
         "skipped" => f("headstart_stores_total", Some(("result", "skipped"))),

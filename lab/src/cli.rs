@@ -50,6 +50,21 @@ pub enum LabCommand {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// The fleet agent's cost: synthetic store events at a rate into the controllers'
+    /// ring, the real agent publishing to a Redis of the lab's; its CPU, the ring's
+    /// drops and the Redis writes per second.
+    AgentBench {
+        /// Store events per second.
+        #[arg(long, value_delimiter = ',', default_value = "10000,50000")]
+        events_per_s: Vec<u32>,
+        /// Distinct peers the events cycle through.
+        #[arg(long, default_value_t = 5000)]
+        peers: u32,
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+        #[command(flatten)]
+        out: OutArgs,
+    },
     /// The CPU cost of congestion controls: bulk transfers over a veth pair with no
     /// emulator; throughput, CPU time per GB, BPF run time per call.
     Overhead {

@@ -440,6 +440,9 @@ pub enum Tables {
     Single,
     PerHost,
     Fleet,
+    /// The fleet, and prefix fallback on (knob prefix_fallback).
+    #[serde(rename = "fleet+prefix")]
+    FleetPrefix,
 }
 
 #[derive(Clone, Debug)]
@@ -632,14 +635,15 @@ impl ExperimentText {
                 let cc = parse_ccs(cc)?;
                 ensure!(cc.len() == 1, "a fleet workload runs one congestion control");
                 ensure!((2..=16).contains(servers), "servers must be 2 to 16");
-                ensure!(!tables.is_empty(), "tables: name at least one of single, per_host, fleet");
+                ensure!(!tables.is_empty(), "tables: name at least one of single, per_host, fleet, fleet+prefix");
                 let tables = tables
                     .iter()
                     .map(|t| match t.as_str() {
                         "single" => Ok(Tables::Single),
                         "per_host" => Ok(Tables::PerHost),
                         "fleet" => Ok(Tables::Fleet),
-                        other => bail!("tables: '{other}' is none of single, per_host, fleet"),
+                        "fleet+prefix" => Ok(Tables::FleetPrefix),
+                        other => bail!("tables: '{other}' is none of single, per_host, fleet, fleet+prefix"),
                     })
                     .collect::<Result<Vec<_>>>()?;
                 ensure!((1..=20_000).contains(sessions), "sessions must be 1 to 20000");

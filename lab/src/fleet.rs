@@ -61,6 +61,8 @@ pub struct ModeSummary {
     pub flows: usize,
     pub failed: usize,
     pub hits: u64,
+    /// Misses that started from their prefix's entries instead (prefix fallback).
+    pub prefix_hits: u64,
     pub misses: u64,
     pub jumps: u64,
     pub validated: u64,
@@ -234,7 +236,11 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         spec.backends = if mode == Tables::Single { 1 } else { w.servers };
         spec.affinity = w.affinity;
         let lab = Testbed::up(spec, interrupt.clone())?;
-        let mut redis = if mode == Tables::Fleet { Some(Redis::start(w.redis_nodes, None, dir)?) } else { None };
+        let fleet = matches!(mode, Tables::Fleet | Tables::FleetPrefix);
+        let mut knobs = headstart::bpf::read_knobs()?;
+        knobs.set(if mode == Tables::FleetPrefix { "prefix_fallback=on" } else { "prefix_fallback=off" })?;
+        headstart::bpf::write_knobs(&knobs)?;
+        let mut redis = if fleet { Some(Redis::start(w.redis_nodes, None, dir)?) } else { None };
         let agents = match &redis {
             Some(r) => Some(start_agents(&lab, r.ports[0], dir)?),
             None => None,
@@ -243,8 +249,8 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         pb.set_message(format!("{} {:?}", cc.label, mode));
         let before = abi.and_then(|a| headstart::bpf::counters(a).ok());
         let t0 = Instant::now();
-        let outage = match (mode, w.redis_outage_ns) {
-            (Tables::Fleet, Some(ns)) => Some((plan.last().map(|s| s.start_s).unwrap_or(0.0) / 2.0, Duration::from_nanos(ns))),
+        let outage = match (fleet, w.redis_outage_ns) {
+            (true, Some(ns)) => Some((plan.last().map(|s| s.start_s).unwrap_or(0.0) / 2.0, Duration::from_nanos(ns))),
             _ => None,
         };
         type Done = Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>)>;
@@ -321,6 +327,7 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         if let Some(a) = abi {
             let d = |n: &str| counter(&after, a, n).saturating_sub(counter(&before, a, n));
             summary.hits = d("hits");
+            summary.prefix_hits = d("prefix_hits");
             summary.misses = d("misses");
             summary.jumps = d("jumps");
             summary.validated = d("validated");
@@ -391,13 +398,14 @@ fn agent_totals(files: &[PathBuf]) -> serde_json::Value {
 /// The terminal table.
 pub fn table(out: &[(Tables, ModeSummary)]) -> String {
     let mut t = comfy_table::Table::new();
-    t.set_header(["tables", "flows", "failed", "hit rate", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
+    t.set_header(["tables", "flows", "failed", "hit rate", "prefix starts", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
     for (m, s) in out {
         t.add_row(vec![
             format!("{m:?}"),
             s.flows.to_string(),
             s.failed.to_string(),
             format!("{:.3}", s.hit_rate),
+            s.prefix_hits.to_string(),
             format!("{:.1}", s.mean_fct_ms),
             format!("{:.1}", s.median_fct_ms),
             format!("{:.1}", s.mean_fct_ms_repeat),
@@ -443,4 +451,115 @@ mod tests {
         assert!(s.windows(2).all(|p| p[0].start_s <= p[1].start_s));
         assert!(s.iter().any(|x| x.sizes.len() == 1) && s.iter().any(|x| x.sizes.len() == 10), "both ends of the range");
     }
+}
+
+/// One rate of the agent benchmark.
+#[derive(Clone, Debug, Serialize)]
+pub struct AgentBenchRow {
+    pub events_per_s: u32,
+    pub peers: u32,
+    pub seconds: f64,
+    /// Written into the ring, and refused by it (full: the agent behind).
+    pub events_written: u64,
+    pub ring_refused: u64,
+    /// What the agent read, and wrote to Redis, per second of the run.
+    pub agent_events: u64,
+    pub redis_writes_per_s: f64,
+    pub published: u64,
+    pub suppressed: u64,
+    pub dropped: u64,
+    /// The agent's CPU (user + system) over the run, in % of one core.
+    pub agent_cpu_pct: f64,
+}
+
+/// The agent process's CPU time so far, s (utime + stime of /proc/PID/stat).
+fn cpu_s(pid: u32) -> Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let rest = stat.rsplit_once(')').context("stat")?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f[11].parse::<f64>()? + f[12].parse::<f64>()?;
+    // SAFETY: sysconf has no preconditions.
+    Ok(ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64)
+}
+
+/// `headstart lab agent-bench`: for each rate, synthetic store events into the ring for
+/// `seconds`, the real agent (host namespace) publishing to a Redis of the lab's.
+pub fn agent_bench(rates: &[u32], peers: u32, seconds: f64, out: &crate::run::Output) -> Result<PathBuf> {
+    anyhow::ensure!(rates.iter().all(|r| (100..=1_000_000).contains(r)), "events per second must be 100 to 1000000");
+    anyhow::ensure!((1..=65536).contains(&peers), "peers must be 1 to 65536");
+    anyhow::ensure!((1.0..=600.0).contains(&seconds), "seconds must be 1 to 600");
+    sys::require_root()?;
+    crate::run::load_headstart_ccs(["s_cubic"])?;
+    let dir = out.prepare("agent-bench")?;
+    let interrupt = Interrupt::install()?;
+    let mut source = headstart::bpf::StoreEventSource::load()?;
+    let mut rows = Vec::new();
+    for &rate in rates {
+        let redis = Redis::start(1, None, &dir)?;
+        let status = dir.join(format!("agent-{rate}.json"));
+        let log = std::fs::File::create(dir.join(format!("agent-{rate}.log")))?;
+        let child = Command::new(headstart_binary())
+            .args(["fleet", "run", "--redis", &format!("redis://127.0.0.1:{}/", redis.ports[0]), "--host-id", "bench", "--key-prefix", &format!("hslab-{}:", std::process::id()), "--status-file"])
+            .arg(&status)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .context("starting the fleet agent")?;
+        let agent = Agents { children: vec![child], status: vec![status.clone()] };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
+            anyhow::ensure!(Instant::now() < deadline, "the fleet agent did not connect");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let pid = agent.children[0].id();
+        let before = headstart::fleet::FleetStatus::read(&status)?;
+        let cpu0 = cpu_s(pid)?;
+        let t0 = Instant::now();
+        // Every 10 ms the events due by then.
+        let (mut sent, mut written) = (0u64, 0u64);
+        while t0.elapsed().as_secs_f64() < seconds {
+            interrupt.check()?;
+            let due = (t0.elapsed().as_secs_f64() * rate as f64) as u64;
+            while sent < due {
+                let n = (due - sent).min(8192) as u32;
+                written += source.write(n, peers, sent as u32)? as u64;
+                sent += n as u64;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let elapsed = t0.elapsed().as_secs_f64();
+        std::thread::sleep(Duration::from_millis(1500)); // the agent's last drain and status
+        let cpu = cpu_s(pid)? - cpu0;
+        let after = headstart::fleet::FleetStatus::read(&status)?;
+        drop(agent);
+        drop(redis);
+        let row = AgentBenchRow {
+            events_per_s: rate,
+            peers,
+            seconds: elapsed,
+            events_written: written,
+            ring_refused: sent - written,
+            agent_events: after.events - before.events,
+            redis_writes_per_s: (after.writes - before.writes) as f64 / elapsed,
+            published: after.published - before.published,
+            suppressed: after.suppressed - before.suppressed,
+            dropped: after.dropped - before.dropped,
+            agent_cpu_pct: cpu / elapsed * 100.0,
+        };
+        eprintln!("lab: {rate} events/s: agent {:.1} % of a core, {:.0} Redis writes/s", row.agent_cpu_pct, row.redis_writes_per_s);
+        rows.push(row);
+    }
+    let mut jsonl = String::new();
+    for r in &rows {
+        jsonl.push_str(&serde_json::to_string(r)?);
+        jsonl.push('\n');
+    }
+    std::fs::write(dir.join("agent-bench.jsonl"), jsonl)?;
+    let mut t = comfy_table::Table::new();
+    t.set_header(["events/s", "peers", "written", "ring refused", "agent read", "agent CPU % of a core", "Redis writes/s", "published", "unchanged", "dropped"]);
+    for r in &rows {
+        t.add_row(vec![r.events_per_s.to_string(), r.peers.to_string(), r.events_written.to_string(), r.ring_refused.to_string(), r.agent_events.to_string(), format!("{:.2}", r.agent_cpu_pct), format!("{:.0}", r.redis_writes_per_s), r.published.to_string(), r.suppressed.to_string(), r.dropped.to_string()]);
+    }
+    println!("{t}");
+    Ok(dir)
 }

@@ -79,6 +79,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
         LabCommand::Calibrate { rates, rtt, buffer, seconds, cc, trace, out } => {
             results(&calibrate::calibrate(calibrate::CalibrateArgs { rates, rtt, buffer, seconds, cc, trace }, &output(out))?)
         }
+        LabCommand::AgentBench { events_per_s, peers, seconds, out } => results(&headstart_lab::fleet::agent_bench(&events_per_s, peers, seconds, &output(out))?),
         LabCommand::Overhead { cc, bytes, reps, out } => results(&overhead::run_and_report(&cc, &bytes, reps, &output(out))?),
         LabCommand::Knobs { assignments, reset, json } => {
             sys::require_root()?;

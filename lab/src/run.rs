@@ -139,6 +139,10 @@ pub fn run_experiment(text: ExperimentText, out: &Output) -> Result<PathBuf> {
         if !knobs.iter().any(|a| a.trim_start().starts_with("one_table")) {
             knobs.push("one_table=off".into());
         }
+        // Set per mode by the run (fleet+prefix); put back after it with the rest.
+        if !knobs.iter().any(|a| a.trim_start().starts_with("prefix_fallback")) {
+            knobs.push("prefix_fallback=off".into());
+        }
         let _knobs = KnobsForRun::apply(&knobs)?;
         let out_rows = crate::fleet::run(&exp, w, &dir, Interrupt::install()?, out.quiet)?;
         std::fs::write(dir.join("experiment.toml"), toml::to_string(&exp.text)?)?;

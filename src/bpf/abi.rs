@@ -179,7 +179,7 @@ pub struct Counter {
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
 /// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
-pub const COUNTERS_VERSION: u64 = 5;
+pub const COUNTERS_VERSION: u64 = 6;
 /// The slot that holds it.
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
@@ -216,6 +216,9 @@ pub const COUNTER_HISTORY: &[(u64, CounterLayout)] = &[(
 ), (
     4,
     CounterLayout::TodaysFirst(49), // ... "restarts"
+), (
+    5,
+    CounterLayout::TodaysFirst(50), // ... "fast_open"
 )];
 
 /// An earlier release's stateful counter layout: its names whole, or (for releases
@@ -263,7 +266,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
     "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
     "armed" = "HS_ARMED", "no_jump_needed" = "HS_NO_JUMP_NEEDED", "restarts" = "HS_RESTARTS",
-    "fast_open" = "HS_FAST_OPEN",
+    "fast_open" = "HS_FAST_OPEN", "prefix_hits" = "HS_PREFIX_HITS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -339,6 +342,7 @@ pub const KNOBS: &[Knob] = &[
     Knob { name: "trusted_uid_max", kind: KnobKind::Number { min: 0, max: u32::MAX, unit: "uid" }, default: 999, doc: "only sockets of a uid up to this use the path table; others are the kernel's own" },
     Knob { name: "ipv6_prefix_len", kind: KnobKind::Number { min: 32, max: 128, unit: "bits" }, default: 64, doc: "the table keys an IPv6 peer by this many leading bits (64: one access link)" },
     Knob { name: "one_table", kind: KnobKind::Switch, default: OFF, doc: "every network namespace (container) uses the host's entries; off: each its own, as Linux's tcp_metrics" },
+    Knob { name: "prefix_fallback", kind: KnobKind::Switch, default: OFF, doc: "a peer with no entry starts from half of what its /24 or /48's entries agree on" },
 ];
 
 /// What only experiments set (struct hs_lab_config): the lab writes it for a run and
@@ -371,8 +375,8 @@ pub struct Operator;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lab;
 
-/// HS_CONFIG_VERSION: "HSC4".
-pub const CONFIG_VERSION: u32 = 0x4853_4334;
+/// HS_CONFIG_VERSION: "HSC5".
+pub const CONFIG_VERSION: u32 = 0x4853_4335;
 /// HS_LAB_CONFIG_VERSION: "HSL2".
 pub const LAB_CONFIG_VERSION: u32 = 0x4853_4c32;
 
@@ -392,12 +396,16 @@ impl KnobSet for Lab {
 
 /// Knobs added after HSC1 (which every later record's history names start from).
 #[cfg(test)]
-const KNOBS_SINCE_HSC1: &[&str] = &["one_table"];
+const KNOBS_SINCE_HSC1: &[&str] = &["one_table", "prefix_fallback"];
 
 /// The knob records of earlier releases, by version word: their knobs' names in record
 /// order. A record of one of them is carried over by name (KnobValues::carried_from):
 /// what this release still has keeps its value, the rest is dropped and said.
 pub const KNOB_HISTORY: &[(u32, &[&str])] = &[
+    (
+        0x4853_4334, // "HSC4": today's knobs but prefix_fallback
+        &["seq", "mode", "rwnd_override", "max_age_s", "max_start_cwnd", "max_start_rate_mbps", "store_cap_mbps", "trusted_uid_max", "ipv6_prefix_len", "one_table"],
+    ),
     (
         0x4853_4333, // "HSC3": the seq word and today's knobs but one_table
         &["seq", "mode", "rwnd_override", "max_age_s", "max_start_cwnd", "max_start_rate_mbps", "store_cap_mbps", "trusted_uid_max", "ipv6_prefix_len"],
@@ -931,14 +939,20 @@ mod tests {
         k.set("max_age_s=600").unwrap();
         k.set("mode=shadow").unwrap();
         k.set("ipv6_prefix_len=48").unwrap();
-        let old_knobs: Vec<u8> = k.iter().filter(|(knob, _)| knob.name != "one_table").flat_map(|(_, v)| v.to_ne_bytes()).collect();
+        let old_knobs: Vec<u8> = k.iter().filter(|(knob, _)| !KNOBS_SINCE_HSC1.contains(&knob.name)).flat_map(|(_, v)| v.to_ne_bytes()).collect();
         let mut hsc2 = 0x4853_4332u32.to_ne_bytes().to_vec();
         hsc2.extend(&old_knobs);
         assert_eq!(Knobs::carried_from(&hsc2).unwrap(), Some((k.clone(), vec![])));
         let mut hsc3 = 0x4853_4333u32.to_ne_bytes().to_vec();
         hsc3.extend(6u32.to_ne_bytes()); // its seq word
-        hsc3.extend(old_knobs);
-        assert_eq!(Knobs::carried_from(&hsc3).unwrap(), Some((k, vec![])));
+        hsc3.extend(&old_knobs);
+        assert_eq!(Knobs::carried_from(&hsc3).unwrap(), Some((k.clone(), vec![])));
+        // "HSC4": one_table kept, prefix_fallback at its default.
+        k.set("one_table=on").unwrap();
+        let mut hsc4 = 0x4853_4334u32.to_ne_bytes().to_vec();
+        hsc4.extend(8u32.to_ne_bytes());
+        hsc4.extend(k.iter().filter(|(knob, _)| knob.name != "prefix_fallback").flat_map(|(_, v)| v.to_ne_bytes()));
+        assert_eq!(Knobs::carried_from(&hsc4).unwrap(), Some((k, vec![])));
     }
 
     /// A write is three map updates, each changing either the seq word or the knobs:
@@ -979,7 +993,7 @@ mod tests {
         assert_eq!(*v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
         let last = last.names();
         let added: Vec<&str> = STATEFUL_COUNTERS.iter().map(|c| c.name).filter(|n| !last.contains(n)).collect();
-        assert_eq!(added, ["fast_open"], "v5 added fast_open and nothing else");
+        assert_eq!(added, ["prefix_hits"], "v6 added prefix_hits and nothing else");
         // v3 was v2 without reject_busy; v4 v3 with restarts.
         let v2 = COUNTER_HISTORY[1].1.names();
         let v3 = COUNTER_HISTORY[2].1.names();

@@ -45,6 +45,7 @@ const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
 const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
 const MAP_COUNT_OBJECT: &Aligned<[u8]> = bpf_object!("map_count");
 const FLEET_OBJECT: &Aligned<[u8]> = bpf_object!("fleet");
+const LAB_STORE_EVENTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_store_events");
 
 /// The lab's count, per flow, of the segments receivers discarded beyond their window
 /// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
@@ -755,6 +756,33 @@ impl FleetApply {
         input.context_in = Some(bytes);
         let out = prog.test_run(input).map_err(|e| anyhow::anyhow!("running the fleet apply program: {e}"))?;
         Ok(out.return_value as u16)
+    }
+}
+
+/// The lab's synthetic store events (bpf/lab_store_events.bpf.c): the fleet agent's
+/// load in its benchmark, written into the controllers' ring as flows would.
+pub struct StoreEventSource {
+    obj: libbpf_rs::Object,
+}
+
+impl StoreEventSource {
+    pub fn load() -> Result<StoreEventSource> {
+        anyhow::ensure!(pin_path("hs_stores").exists(), "no store ring: load headstart's controllers first");
+        Ok(StoreEventSource { obj: object::open_and_load("lab_store_events", LAB_STORE_EVENTS_OBJECT, Path::new(PIN_DIR), &[])? })
+    }
+
+    /// Writes `n` (at most 8192) events for peers `first..` modulo `peers`; how many
+    /// the ring took.
+    pub fn write(&mut self, n: u32, peers: u32, first: u32) -> Result<u32> {
+        let prog = self.obj.progs_mut().find(|p| p.name() == "lab_store_events").context("lab_store_events has no program")?;
+        let mut ctx = [0u8; 16];
+        ctx[0..4].copy_from_slice(&n.min(8192).to_ne_bytes());
+        ctx[4..8].copy_from_slice(&peers.to_ne_bytes());
+        ctx[8..12].copy_from_slice(&first.to_ne_bytes());
+        let mut input = libbpf_rs::ProgramInput::default();
+        input.context_in = Some(&mut ctx);
+        prog.test_run(input).map_err(|e| anyhow::anyhow!("running the store event source: {e}"))?;
+        Ok(u32::from_ne_bytes(ctx[12..16].try_into().unwrap()))
     }
 }
 

@@ -122,6 +122,22 @@ static void test_namespaces_are_apart(void)
 	CHECK(bpf_map_lookup_elem(&hs_paths, &e.peer) != NULL, "namespace 42 has it");
 }
 
+static void test_the_fleets_entries_teach_the_prefix(void)
+{
+	struct hs_fleet_entry e = { .peer = peer, .bw_bytes_per_s = BW_100M, .min_rtt_us = 50000 };
+	struct hs_peer k = peer;
+	struct hs_prefix *a;
+
+	fresh(10000);
+	for (int i = 0; i < 4; i++) {
+		e.peer.bytes[15] = (__u8)(2 + i);
+		hs_fleet_apply(&e);
+	}
+	hs_prefix_key(k.bytes);
+	a = bpf_map_lookup_elem(&hs_prefixes, &k);
+	CHECK(a && a->entries == 4 && a->agreed == 3, "four peers' entries from the fleet: the /24 agrees");
+}
+
 int main(void)
 {
 	test_a_new_peer_takes_the_other_servers_entry();
@@ -132,5 +148,6 @@ int main(void)
 	test_a_delete_newer_than_the_entry_deletes_it();
 	test_the_lossy_mark_follows_the_other_server();
 	test_namespaces_are_apart();
+	test_the_fleets_entries_teach_the_prefix();
 	return check_report();
 }

@@ -871,6 +871,80 @@ static void test_stores_and_deletes_reach_the_fleet_ring(void)
 	CHECK(host_ring_count == 0, "a flow too small to store: no event (%d)", host_ring_count);
 }
 
+/* A flow from `ip` that stores: its path's rate (link_Bps) and RTT. */
+static void flow_from(__u32 ip, __u16 port, __u64 link_Bps, __u32 rtt_us)
+{
+	struct host_conn c;
+
+	host_open(&c, ops, ip, port, rtt_us);
+	c.link_Bps = link_Bps;
+	host_write(&c, 2000000);
+	host_ack_all(&c);
+	host_close(&c);
+}
+
+static struct hs_prefix *prefix_of(__u32 ip)
+{
+	struct hs_peer k = peer_key(ip);
+
+	hs_prefix_key(k.bytes);
+	return bpf_map_lookup_elem(&hs_prefixes, &k);
+}
+
+/* Prefix fallback (lib/prefix.h): a first contact from a /24 whose peers' entries agree
+ * starts from half of their rate; off, or where they disagree, it is the kernel's; a
+ * retreat takes the agreement away; one peer storing again does not agree with itself. */
+static void test_a_first_contact_starts_from_its_agreeing_prefix(void)
+{
+	struct hs_config k = knobs();
+	__u64 before;
+
+	fresh();
+	k.prefix_fallback = 1;
+	set_knobs(k);
+	for (int i = 0; i < 4; i++)
+		flow_from(PEER, 50100 + i, BW_100M, RTT_US);
+	CHECK(prefix_of(PEER) && prefix_of(PEER)->agreed == 0, "one peer four times: no agreement (%u)", prefix_of(PEER) ? prefix_of(PEER)->agreed : 99);
+	for (__u32 i = 1; i <= 3; i++)
+		flow_from(PEER + i, 50200 + i, BW_100M, RTT_US);
+	CHECK(prefix_of(PEER)->agreed >= HS_PREFIX_AGREED, "four peers agree: %u", prefix_of(PEER)->agreed);
+	before = counter(HS_MISSES);
+	host_open(&a, ops, PEER + 9, 50001, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_PREFIX_HITS) == 1 && counter(HS_MISSES) == before, "a first contact: a prefix start, not a miss");
+	CHECK(a.tp.packets_out >= BDP_100M_50MS / 2 - 40 && a.tp.packets_out <= BDP_100M_50MS / 2 + 2, "half the prefix's BDP: %u", a.tp.packets_out);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry(PEER + 9) != NULL, "it stores its own entry");
+	/* A retreat of a prefix start: the prefix no longer agrees. */
+	host_open(&b, ops, PEER + 10, 50002, RTT_US);
+	host_write(&b, 4000000);
+	host_lose(&b);
+	CHECK(prefix_of(PEER)->agreed == 0, "the retreat took the agreement away");
+	host_ack_all(&b);
+	host_close(&b);
+	/* Off: the kernel's. */
+	fresh();
+	for (__u32 i = 0; i < 5; i++)
+		flow_from(PEER + i, 50300 + i, BW_100M, RTT_US);
+	host_open(&a, ops, PEER + 20, 50003, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_PREFIX_HITS) == 0 && a.tp.packets_out == HOST_IW, "prefix_fallback off: IW");
+	host_ack_all(&a);
+	host_close(&a);
+	/* Paths 10x apart within the /24: never agreeing. */
+	fresh();
+	set_knobs(k);
+	for (__u32 i = 0; i < 6; i++)
+		flow_from(PEER + i, 50400 + i, i % 2 ? BW_100M : BW_100M / 10, RTT_US);
+	CHECK(prefix_of(PEER)->agreed == 0, "paths 10x apart do not agree");
+	host_open(&a, ops, PEER + 30, 50004, RTT_US);
+	host_write(&a, 2000000);
+	CHECK(counter(HS_PREFIX_HITS) == 0 && a.tp.packets_out == HOST_IW, "their first contacts are the kernel's");
+	host_ack_all(&a);
+	host_close(&a);
+}
+
 int main(void)
 {
 	test_cold_flow_is_the_kernels();
@@ -905,5 +979,6 @@ int main(void)
 	test_namespaces_keep_their_own_entries();
 	test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh();
 	test_stores_and_deletes_reach_the_fleet_ring();
+	test_a_first_contact_starts_from_its_agreeing_prefix();
 	return check_report();
 }
