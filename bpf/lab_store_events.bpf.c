@@ -23,27 +23,38 @@ struct lab_store_load {
 	__u32 written;              /* out: how many the ring took */
 };
 
+struct lab_store_step {
+	struct lab_store_load *load;
+	__u64 now;
+	__u32 written;
+};
+
+static long lab_store_one(__u32 i, struct lab_store_step *step)
+{
+	struct hs_store_event ev = {};
+	__u32 peers = step->load->peers ? step->load->peers : 1;
+	__u32 id = (step->load->first + i) % peers;
+
+	ev.peer.bytes[10] = ev.peer.bytes[11] = 0xff;
+	ev.peer.bytes[12] = 10;
+	ev.peer.bytes[13] = 200;
+	ev.peer.bytes[14] = (id >> 8) & 0xff;
+	ev.peer.bytes[15] = id & 0xff;
+	ev.bw_bytes_per_s = 12500000 + (__u64)((step->load->first + i) % 7) * 100000;
+	ev.min_rtt_us = 50000;
+	ev.stored_ns = step->now;
+	if (!bpf_ringbuf_output(&hs_stores, &ev, sizeof(ev), BPF_RB_NO_WAKEUP))
+		step->written++;
+	return 0;
+}
+
 SEC("syscall")
 int lab_store_events(struct lab_store_load *load)
 {
-	struct hs_store_event ev = {};
-	__u32 n = load->n, peers = load->peers ? load->peers : 1, written = 0;
-	__u64 now = bpf_ktime_get_boot_ns();
+	struct lab_store_step step = { .load = load, .now = bpf_ktime_get_boot_ns() };
+	__u32 n = load->n;
 
-	for (__u32 i = 0; i < 8192 && i < n; i++) {
-		__u32 id = (load->first + i) % peers;
-
-		ev.peer.bytes[10] = ev.peer.bytes[11] = 0xff;
-		ev.peer.bytes[12] = 10;
-		ev.peer.bytes[13] = 200;
-		ev.peer.bytes[14] = (id >> 8) & 0xff;
-		ev.peer.bytes[15] = id & 0xff;
-		ev.bw_bytes_per_s = 12500000 + (__u64)((load->first + i) % 7) * 100000;
-		ev.min_rtt_us = 50000;
-		ev.stored_ns = now;
-		if (!bpf_ringbuf_output(&hs_stores, &ev, sizeof(ev), BPF_RB_NO_WAKEUP))
-			written++;
-	}
-	load->written = written;
+	bpf_loop(n < 8192 ? n : 8192, lab_store_one, &step, 0);
+	load->written = step.written;
 	return 0;
 }
