@@ -3,8 +3,8 @@
  * (issue 46; mvfst takes a client's cwnd hint only from the same /24 or /48, Baidu's
  * SmartIW groups flows by subnet). Pure, for the controllers and the host tests.
  * The aggregate follows the entries stored for the prefix's peers, here or through the
- * fleet: a moving average of their rates and min RTTs, and how many in a row agreed
- * with it (within HS_AGREE_PCT, rate and min RTT both). A prefix whose peers' paths
+ * fleet: a moving average of their rates and min RTTs, and how many different peers in
+ * a row agreed with it (hs_prefix_agrees). A prefix whose peers' paths
  * differ never agrees, and its first contacts are the kernel's. A start from it is a
  * Careful Resume like any other (the RTT check, pacing, the rate test, Safe Retreat);
  * a retreat takes the prefix's agreement away. */
@@ -41,6 +41,18 @@ HS_INLINE __u32 hs_prefix_key(__u8 b[16])
 	return host + 1;
 }
 
+/* A rate agrees with the prefix's average within a factor of HS_PREFIX_AGREE_FACTOR:
+ * short flows sharing a bottleneck store 40-100 % of its rate (the lab's Poisson runs at
+ * 100 Mbit/s: 15-128 Mbit/s, most 40-98), a path 10x away never does. The min RTT must
+ * agree within HS_AGREE_PCT (the jump's RTT check is 2x). */
+#define HS_PREFIX_AGREE_FACTOR 2
+
+HS_INLINE int hs_prefix_agrees(__u64 avg_Bps, __u64 Bps)
+{
+	return avg_Bps && avg_Bps < (1ULL << 50) && Bps < (1ULL << 50) && Bps * HS_PREFIX_AGREE_FACTOR >= avg_Bps &&
+	       Bps <= avg_Bps * HS_PREFIX_AGREE_FACTOR;
+}
+
 HS_INLINE __u64 hs_ewma(__u64 avg, __u64 sample)
 {
 	return avg - (avg >> HS_PREFIX_EWMA_SHIFT) + (sample >> HS_PREFIX_EWMA_SHIFT);
@@ -62,11 +74,10 @@ HS_INLINE struct hs_prefix hs_prefix_after(const struct hs_prefix *old, __u32 ho
 		a.entries = 1;
 		return a;
 	}
-	a.agreed = hs_agreed_after(old->agreed, old->bw_bytes_per_s, bw_Bps);
-	if (!hs_agreed_after(0, old->min_rtt_us, min_rtt_us))
-		a.agreed = 0;
-	else if (host == old->last_peer && a.agreed)
-		a.agreed = old->agreed;
+	a.agreed = hs_prefix_agrees(old->bw_bytes_per_s, bw_Bps) && hs_agreed_after(0, old->min_rtt_us, min_rtt_us)
+			   ? old->agreed + (old->agreed < 0xffffffffU) : 0;
+	if (host == old->last_peer && a.agreed)
+		a.agreed = old->agreed;  /* the same peer again: no new voice */
 	a.bw_bytes_per_s = hs_ewma(old->bw_bytes_per_s, bw_Bps);
 	a.min_rtt_us = (__u32)hs_ewma(old->min_rtt_us, min_rtt_us);
 	a.entries = old->entries < 0xffffffffU ? old->entries + 1 : old->entries;

@@ -333,7 +333,8 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
             summary.validated = d("validated");
             summary.retreats = d("retreat_loss") + d("retreat_rto") + d("retreat_rate") + d("retreat_ecn");
         }
-        summary.hit_rate = summary.hits as f64 / (summary.hits + summary.misses).max(1) as f64;
+        // Of every start: a prefix start is no hit.
+        summary.hit_rate = summary.hits as f64 / (summary.hits + summary.misses + summary.prefix_hits).max(1) as f64;
         let mut fcts: Vec<f64> = results.iter().filter_map(|r| r.5.as_ref().ok().copied()).collect();
         let repeat: Vec<f64> = results.iter().filter(|r| r.1 > 0).filter_map(|r| r.5.as_ref().ok().copied()).collect();
         summary.flows = results.len();

@@ -426,7 +426,12 @@ impl Testbed {
             return Ok(());
         }
         let addrs = (0..self.topo.peers_per_client).flat_map(|peer| [false, true].map(|ipv6| self.topo.peer_addr(client, peer, ipv6)));
-        headstart::bpf::table_forget_all(addrs).map(|_| ()).context("forgetting the lab's peers before a cold start")
+        headstart::bpf::table_forget_all(addrs).context("forgetting the lab's peers before a cold start")?;
+        // And what the lab's prefixes taught prefix fallback (10.77.0.0/16, fd77::/32):
+        // an earlier run's aggregate, on another link, would start this run's first contacts.
+        headstart::bpf::prefixes_forget(|a| (a[..12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff] && a[12..14] == [10, 77]) || a[..4] == [0xfd, 0x77, 0, 0])
+            .map(|_| ())
+            .context("forgetting the lab's prefixes before a cold start")
     }
 
     /// Stops traffic and the emulator and returns the emulator's report, with the

@@ -818,6 +818,20 @@ pub fn table_forget_all(addrs: impl IntoIterator<Item = IpAddr>) -> Result<usize
     Ok(n)
 }
 
+/// Forgets the prefix aggregates (hs_prefixes, prefix fallback) of every prefix that
+/// `within` says yes to (by its key's 16 address bytes); how many.
+pub fn prefixes_forget(within: impl Fn(&[u8; 16]) -> bool) -> Result<usize> {
+    let Ok(m) = pinned_map("hs_prefixes") else { return Ok(0) };
+    let mut n = 0;
+    for k in m.keys() {
+        let Some(addr) = k.get(..16).and_then(|b| <[u8; 16]>::try_from(b).ok()) else { continue };
+        if within(&addr) {
+            n += usize::from(m.delete(&k)?);
+        }
+    }
+    Ok(n)
+}
+
 pub fn table_flush() -> Result<usize> {
     let m = paths_map()?;
     let mut n = 0;
