@@ -1099,8 +1099,11 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
-	if (old && hs_flow_only_jumped(st->resume.jump_cwnd, st->outcome >= HS_RETREAT_LOSS && st->outcome <= HS_RETREAT_RATE,
-				       tp->data_segs_out)) {
+	/* (A prefix start that only jumped measured the half rate it was paced at: no entry
+	 * from that either; the fleet runs' sessions then jumped at half from it.) */
+	if ((old || st->from_prefix) &&
+	    hs_flow_only_jumped(st->resume.jump_cwnd, st->outcome >= HS_RETREAT_LOSS && st->outcome <= HS_RETREAT_RATE,
+				tp->data_segs_out)) {
 		hs_count(cc, HS_STORE_JUMP_ONLY);
 		return;
 	}

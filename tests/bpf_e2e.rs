@@ -1605,6 +1605,8 @@ fn redis_server() -> (Killed, u16) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new("redis-server")
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        // An ACL user as an operator's Redis has: the default user cannot log in.
+        .args(["--user", "default", "off", "--user", "hs", "on", ">hs-secret", "~*", "&*", "+@all"])
         .stdout(Stdio::null())
         .spawn()
         .expect("redis-server (scripts/setup.sh installs it)");
@@ -1620,7 +1622,7 @@ fn redis_server() -> (Killed, u16) {
 fn fleet_agent(f: &Fresh, port: u16, host: &str, ns: &TestNetns) -> (Killed, PathBuf) {
     let status = f.path(&format!("{host}.json"));
     let child = Command::new(BIN)
-        .args(["fleet", "run", "--redis", &format!("redis://127.0.0.1:{port}/"), "--key-prefix", "hs-e2e:", "--host-id", host, "--netns", &ns.0, "--status-file"])
+        .args(["fleet", "run", "--redis", &format!("redis://hs:hs-secret@127.0.0.1:{port}/"), "--key-prefix", "hs-e2e:", "--host-id", host, "--netns", &ns.0, "--status-file"])
         .arg(&status)
         .stderr(Stdio::inherit())
         .spawn()
@@ -1662,7 +1664,7 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     ok(&["table", "set", "10.9.9.1", "--netns", &b.0, "--bw", "100mbit", "--rtt", "50ms"]);
     let (_agent_a, status_a) = fleet_agent(&f, port, "a", &a);
     let (_agent_b, status_b) = fleet_agent(&f, port, "b", &b);
-    let client = redis::Client::open(format!("redis://127.0.0.1:{port}/")).unwrap();
+    let client = redis::Client::open(format!("redis://hs:hs-secret@127.0.0.1:{port}/")).unwrap();
     let mut con = client.get_connection().unwrap();
     let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
     let publish = |con: &mut redis::Connection, msg: String| redis::cmd("PUBLISH").arg("hs-e2e:stores").arg(msg).query::<i64>(con).unwrap();
@@ -1697,6 +1699,7 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     assert_eq!(bw(&ns_c, "10.9.9.4").map(|e| e.0), Some(125_000_000), "read at start, capped");
     let st = ok(&["fleet", "status", "--status-file", status_c.to_str().unwrap()]);
     assert!(st.contains("fleet agent c in hs-e2e-fleet-c") && st.contains("(connected)"), "{st}");
+    assert!(st.contains("redis://***@127.0.0.1") && !std::fs::read_to_string(&status_c).unwrap().contains("hs-secret"), "the password is never shown: {st}");
     fails(&["fleet", "status", "--status-file", f.path("none.json").to_str().unwrap()], "no fleet agent status");
     fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
 }

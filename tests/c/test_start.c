@@ -915,7 +915,14 @@ static void test_a_first_contact_starts_from_its_agreeing_prefix(void)
 	CHECK(a.tp.packets_out >= BDP_100M_50MS / 2 - 40 && a.tp.packets_out <= BDP_100M_50MS / 2 + 2, "half the prefix's BDP: %u", a.tp.packets_out);
 	host_ack_all(&a);
 	host_close(&a);
-	CHECK(entry(PEER + 9) != NULL, "it stores its own entry");
+	CHECK(entry(PEER + 9) != NULL, "it sent more than its jump: it stores its own entry");
+	/* One that sent no more than its jump measured its pacing (half the prefix's rate):
+	 * it leaves no entry, as a jump-only flow leaves an entry as it was. */
+	host_open(&b, ops, PEER + 11, 50005, RTT_US);
+	host_write(&b, 100000);
+	host_ack_all(&b);
+	host_close(&b);
+	CHECK(counter(HS_PREFIX_HITS) == 2 && entry(PEER + 11) == NULL, "a prefix start that only jumped stores nothing");
 	/* A retreat of a prefix start: the prefix no longer agrees. */
 	host_open(&b, ops, PEER + 10, 50002, RTT_US);
 	host_write(&b, 4000000);
