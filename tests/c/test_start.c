@@ -917,12 +917,20 @@ static void test_a_first_contact_starts_from_its_agreeing_prefix(void)
 	host_close(&a);
 	CHECK(entry(PEER + 9) != NULL, "it sent more than its jump: it stores its own entry");
 	/* One that sent no more than its jump measured its pacing (half the prefix's rate):
-	 * it leaves no entry, as a jump-only flow leaves an entry as it was. */
-	host_open(&b, ops, PEER + 11, 50005, RTT_US);
-	host_write(&b, 100000);
-	host_ack_all(&b);
-	host_close(&b);
-	CHECK(counter(HS_PREFIX_HITS) == 2 && entry(PEER + 11) == NULL, "a prefix start that only jumped stores nothing");
+	 * validated, its entry is the prefix's average, and the prefix hears nothing new. */
+	{
+		struct hs_prefix before_p = *prefix_of(PEER);
+
+		host_open(&b, ops, PEER + 11, 50005, RTT_US);
+		host_write(&b, 100000);
+		host_ack_all(&b);
+		host_close(&b);
+		CHECK(counter(HS_PREFIX_HITS) == 2 && entry(PEER + 11) &&
+		      entry(PEER + 11)->bw_bytes_per_s == before_p.bw_bytes_per_s / 2 * 100 / HS_PREFIX_START_PCT,
+		      "a validated prefix start that only jumped: the prefix's average (%llu, prefix %llu)",
+		      entry(PEER + 11) ? (unsigned long long)entry(PEER + 11)->bw_bytes_per_s : 0ULL, (unsigned long long)before_p.bw_bytes_per_s);
+		CHECK(prefix_of(PEER)->entries == before_p.entries, "not counted as a voice of the prefix");
+	}
 	/* A retreat of a prefix start: the prefix no longer agrees. */
 	host_open(&b, ops, PEER + 10, 50002, RTT_US);
 	host_write(&b, 4000000);
