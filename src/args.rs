@@ -195,7 +195,7 @@ pub enum TableCommand {
         #[arg(long)]
         netns: Option<String>,
     },
-    /// Remove every entry.
+    /// Remove every entry (and the prefix aggregates they made).
     Flush,
     /// Write the table to a JSON file (owner-only, written whole or not at all).
     Save { file: PathBuf },

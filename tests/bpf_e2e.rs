@@ -1700,6 +1700,14 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     let st = ok(&["fleet", "status", "--status-file", status_c.to_str().unwrap()]);
     assert!(st.contains("fleet agent c in hs-e2e-fleet-c") && st.contains("(connected)"), "{st}");
     assert!(st.contains("redis://***@127.0.0.1") && !std::fs::read_to_string(&status_c).unwrap().contains("hs-secret"), "the password is never shown: {st}");
+    // The applied entries taught their /24 (prefix fallback's aggregates); a flush forgets that too.
+    let prefixes = || {
+        let out = Command::new("bpftool").args(["-j", "map", "dump", "pinned", "/sys/fs/bpf/headstart/hs_prefixes"]).output().unwrap();
+        serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap().len()
+    };
+    assert!(prefixes() >= 1, "the fleet's entries reach the prefixes");
+    ok(&["table", "flush"]);
+    assert_eq!(prefixes(), 0, "a flush forgets them");
     fails(&["fleet", "status", "--status-file", f.path("none.json").to_str().unwrap()], "no fleet agent status");
     fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
 }

@@ -410,7 +410,7 @@ pub fn table(out: &[(Tables, ModeSummary)]) -> String {
     t.set_header(["tables", "flows", "failed", "hit rate", "prefix starts", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
     for (m, s) in out {
         t.add_row(vec![
-            format!("{m:?}"),
+            serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
             s.flows.to_string(),
             s.failed.to_string(),
             format!("{:.3}", s.hit_rate),

@@ -832,6 +832,8 @@ pub fn prefixes_forget(within: impl Fn(&[u8; 16]) -> bool) -> Result<usize> {
     Ok(n)
 }
 
+/// Every entry, and what they taught prefix fallback (hs_prefixes): a flushed table
+/// starts no first contact from its old peers' agreement.
 pub fn table_flush() -> Result<usize> {
     let m = paths_map()?;
     let mut n = 0;
@@ -840,6 +842,7 @@ pub fn table_flush() -> Result<usize> {
             n += 1;
         }
     }
+    prefixes_forget(|_| true)?;
     Ok(n)
 }
 
