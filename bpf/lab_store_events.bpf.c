@@ -6,15 +6,9 @@
  * threshold), every `new_every`-th a new peer. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "records.h"
+#include "path_table.h"  /* hs_stores, as the controllers define it */
 
 char _license[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} hs_stores SEC(".maps");
 
 struct lab_store_load {
 	__u32 n;                    /* events to write, at most 8192 */

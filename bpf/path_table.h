@@ -104,13 +104,22 @@ struct {
 
 /* An entry stored for a peer (by its flow, or from the fleet) moves its prefix's
  * aggregate. Two flows of one prefix at once may lose an update: one sample of many. */
+/* The aggregate of the peer's prefix (NULL: none yet); *k its key, *host which peer of
+ * the prefix it is (lib/prefix.h, hs_prefix_key). */
+static __always_inline struct hs_prefix *hs_prefix_of(const struct hs_peer *peer, struct hs_peer *k, __u32 *host)
+{
+	*k = *peer;
+	*host = hs_prefix_key(k->bytes);
+	return bpf_map_lookup_elem(&hs_prefixes, k);
+}
+
 static __always_inline void hs_prefix_note(const struct hs_peer *peer, const struct hs_path *e)
 {
-	struct hs_peer k = *peer;
+	struct hs_peer k;
 	struct hs_prefix *old, now;
-	__u32 host = hs_prefix_key(k.bytes);
+	__u32 host;
 
-	old = bpf_map_lookup_elem(&hs_prefixes, &k);
+	old = hs_prefix_of(peer, &k, &host);
 	now = hs_prefix_after(old, host, e->bw_bytes_per_s, e->min_rtt_us, e->flags, e->stored_ns);
 	if (old)
 		*old = now;

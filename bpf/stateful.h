@@ -432,11 +432,10 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
  * (lib/prefix.h), copied into the flow, or NULL. */
 static __always_inline struct hs_path *hs_prefix_source(struct hs_start *st, const struct hs_config *cfg)
 {
-	struct hs_peer k = st->path;
-	struct hs_prefix *a;
+	struct hs_peer k;
+	__u32 host;
+	struct hs_prefix *a = hs_prefix_of(&st->path, &k, &host);
 
-	hs_prefix_key(k.bytes);
-	a = bpf_map_lookup_elem(&hs_prefixes, &k);
 	if (!hs_prefix_start(a, bpf_ktime_get_boot_ns(), cfg->max_age_s, &st->restart_from))
 		return NULL;
 	st->from_prefix = 1;
@@ -905,13 +904,12 @@ static __always_inline void hs_discredit_entry(struct hs_start *st)
 {
 	struct hs_prefix *a;
 	struct hs_peer k;
+	__u32 host;
 
 	if (st->overrun_first || (st->overrun_seen && !st->signalled))
 		return;
 	if (st->from_prefix) {  /* the prefix is not one path: its first contacts are the kernel's again */
-		k = st->path;
-		hs_prefix_key(k.bytes);
-		a = bpf_map_lookup_elem(&hs_prefixes, &k);
+		a = hs_prefix_of(&st->path, &k, &host);
 		if (a)
 			a->agreed = 0;
 		return;

@@ -269,7 +269,7 @@ impl FleetStatus {
     }
 
     pub fn text(&self) -> String {
-        let age_s = (unix_ms().saturating_sub(self.updated_unix_ms)) as f64 / 1000.0;
+        let age_s = (sys::unix_ms().saturating_sub(self.updated_unix_ms)) as f64 / 1000.0;
         let stale = if age_s > 5.0 { format!(" (STALE: written {age_s:.0} s ago; is the agent running?)") } else { String::new() };
         format!(
             "fleet agent {}{} -> {} ({}){stale}\npublished {} of {} store events ({} unchanged, {} waiting, {} dropped), {} Redis writes\napplied {} entries of other servers, deleted {}, kept newer {}, refused {}; lag last {} ms, max {} ms\nerrors {}{}",
@@ -295,10 +295,6 @@ impl FleetStatus {
     }
 }
 
-pub fn unix_ms() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
-}
-
 /// The URL without its password, for status and logs.
 fn redacted(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -308,14 +304,14 @@ fn redacted(url: &str) -> String {
 }
 
 fn connect(client: &redis::Client) -> Result<redis::Connection> {
-    let con = client.get_connection_with_timeout(REDIS_TIMEOUT).map_err(|e| anyhow::anyhow!("{e}"))?;
-    con.set_read_timeout(Some(REDIS_TIMEOUT)).map_err(|e| anyhow::anyhow!("{e}"))?;
-    con.set_write_timeout(Some(REDIS_TIMEOUT)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let con = client.get_connection_with_timeout(REDIS_TIMEOUT)?;
+    con.set_read_timeout(Some(REDIS_TIMEOUT))?;
+    con.set_write_timeout(Some(REDIS_TIMEOUT))?;
     Ok(con)
 }
 
 fn query<T: redis::FromRedisValue>(cmd: &redis::Cmd, con: &mut redis::Connection) -> Result<T> {
-    cmd.query(con).map_err(|e| anyhow::anyhow!("{e}"))
+    Ok(cmd.query(con)?)
 }
 
 /// Where the agent writes: one Redis server, or a Redis Cluster (the configured server
@@ -336,8 +332,7 @@ impl Store {
             .connection_timeout(REDIS_TIMEOUT)
             .response_timeout(REDIS_TIMEOUT)
             .build()
-            .and_then(|c| c.get_connection())
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .and_then(|c| c.get_connection())?;
         Ok(Store::Cluster { keys, node })
     }
 
@@ -359,15 +354,15 @@ impl Store {
                 for c in due {
                     publish.add_command(set(c)).ignore();
                 }
-                publish.query::<()>(con).map_err(|e| anyhow::anyhow!("{e}"))
+                Ok(publish.query::<()>(con)?)
             }
             Store::Cluster { keys, node } => {
                 let mut pipe = redis::cluster::cluster_pipe();
                 for c in due {
                     pipe.add_command(set(c)).ignore();
                 }
-                pipe.query::<()>(keys).map_err(|e| anyhow::anyhow!("{e}"))?;
-                publish.query::<()>(node).map_err(|e| anyhow::anyhow!("{e}"))
+                pipe.query::<()>(keys)?;
+                Ok(publish.query::<()>(node)?)
             }
         }
     }
@@ -384,7 +379,7 @@ fn read_all(client: &redis::Client, pattern: &str, mut each: impl FnMut(&str, St
     let mut seed = connect(client)?;
     let mut nodes = Vec::new();
     if is_cluster(&mut seed)? {
-        let text: String = query(&redis::cmd("CLUSTER").arg("NODES"), &mut seed)?;
+        let text: String = query(redis::cmd("CLUSTER").arg("NODES"), &mut seed)?;
         for line in text.lines() {
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.len() < 3 || !f[2].split(',').any(|x| x == "master") || f[2].contains("fail") {
@@ -397,7 +392,7 @@ fn read_all(client: &redis::Client, pattern: &str, mut each: impl FnMut(&str, St
                 redis::ConnectionAddr::TcpTls { insecure, tls_params, .. } => redis::ConnectionAddr::TcpTls { host: host.to_string(), port, insecure, tls_params },
                 _ => redis::ConnectionAddr::Tcp(host.to_string(), port),
             };
-            nodes.push(connect(&redis::Client::open(info).map_err(|e| anyhow::anyhow!("{e}"))?)?);
+            nodes.push(connect(&redis::Client::open(info)?)?);
         }
     } else {
         nodes.push(seed);
@@ -411,7 +406,7 @@ fn read_all(client: &redis::Client, pattern: &str, mut each: impl FnMut(&str, St
                 for k in &keys {
                     pipe.cmd("GET").arg(k);
                 }
-                let values: Vec<Option<String>> = pipe.query(con).map_err(|e| anyhow::anyhow!("{e}"))?;
+                let values: Vec<Option<String>> = pipe.query(con)?;
                 for (k, v) in keys.iter().zip(values) {
                     if let Some(v) = v {
                         each(k, v);
@@ -428,12 +423,12 @@ fn read_all(client: &redis::Client, pattern: &str, mut each: impl FnMut(&str, St
 }
 
 /// What the agent's threads share: one publisher per namespace it serves, one status.
-struct Shared2 {
+struct AgentState {
     publishers: Vec<Mutex<Publisher>>,
     status: Mutex<FleetStatus>,
 }
 
-fn note_error(s: &Shared2, e: &anyhow::Error) {
+fn note_error(s: &AgentState, e: &anyhow::Error) {
     if let Ok(mut st) = s.status.lock() {
         st.errors += 1;
         st.connected = false;
@@ -442,7 +437,7 @@ fn note_error(s: &Shared2, e: &anyhow::Error) {
 }
 
 /// Writes what is due, within the budget; on a failure the changes go back.
-fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>, k: usize, ttl_ms: u64) {
+fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<AgentState>, k: usize, ttl_ms: u64) {
     let per_tick = ((cfg.max_writes_per_s as u64 * TICK.as_millis() as u64 / 1000) / 2).max(1) as usize; // two commands per change
     let mut store: Option<Store> = None;
     let mut retry_at = Instant::now();
@@ -451,32 +446,25 @@ fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>,
         if store.is_none() && Instant::now() < retry_at {
             continue;
         }
-        let due = shared.publishers[k].lock().map(|mut p| p.due(unix_ms(), per_tick)).unwrap_or_default();
+        let due = shared.publishers[k].lock().map(|mut p| p.due(sys::unix_ms(), per_tick)).unwrap_or_default();
         if due.is_empty() {
             continue;
         }
-        if store.is_none() {
-            match Store::open(&client) {
-                Ok(s) => store = Some(s),
-                Err(e) => {
-                    note_error(&shared, &e);
-                    if let Ok(mut p) = shared.publishers[k].lock() {
-                        p.requeue(due);
-                    }
-                    retry_at = Instant::now() + Duration::from_secs(1);
-                    continue;
-                }
-            }
-        }
         let n = due.len() as u64;
-        match store.as_mut().map(|s| s.write(&due, &cfg.key_prefix, ttl_ms)) {
-            Some(Ok(())) => {
+        let written = (|| -> Result<()> {
+            if store.is_none() {
+                store = Some(Store::open(&client)?);
+            }
+            store.as_mut().map_or(Ok(()), |s| s.write(&due, &cfg.key_prefix, ttl_ms))
+        })();
+        match written {
+            Ok(()) => {
                 if let Ok(mut st) = shared.status.lock() {
                     st.published += n;
                     st.writes += 2 * n;
                 }
             }
-            Some(Err(e)) => {
+            Err(e) => {
                 store = None;
                 note_error(&shared, &e);
                 if let Ok(mut p) = shared.publishers[k].lock() {
@@ -484,22 +472,21 @@ fn publisher_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>,
                 }
                 retry_at = Instant::now() + Duration::from_secs(1);
             }
-            None => {}
         }
     }
 }
 
 /// Listens on the channel; at every (re)connection first reads every key (what was
 /// stored while this agent was away). Entries go to the main loop to be applied.
-fn subscriber_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>, k: usize, to_apply: mpsc::SyncSender<(usize, Shared)>) {
+fn subscriber_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<AgentState>, k: usize, to_apply: mpsc::SyncSender<(usize, Shared)>) {
     let channel = format!("{}stores", cfg.key_prefix);
     let pattern = format!("{}path:*", cfg.key_prefix);
     loop {
         let run = || -> Result<()> {
             let mut sub = connect(&client)?;
             let mut pubsub = sub.as_pubsub();
-            pubsub.subscribe(&channel).map_err(|e| anyhow::anyhow!("{e}"))?;
-            pubsub.set_read_timeout(Some(REDIS_TIMEOUT)).map_err(|e| anyhow::anyhow!("{e}"))?;
+            pubsub.subscribe(&channel)?;
+            pubsub.set_read_timeout(Some(REDIS_TIMEOUT))?;
             // Subscribed first, then the keys: nothing stored in between is missed.
             let key_prefix = &pattern[..pattern.len() - 1];
             read_all(&client, &pattern, |key, v| {
@@ -530,7 +517,7 @@ fn subscriber_loop(cfg: FleetConfig, client: redis::Client, shared: Arc<Shared2>
                         }
                     }
                     Err(e) if e.is_timeout() => {}
-                    Err(e) => return Err(anyhow::anyhow!("{e}")),
+                    Err(e) => return Err(e.into()),
                 }
             }
         };
@@ -562,7 +549,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
     let client = redis::Client::open(cfg.redis.as_str()).map_err(|e| anyhow::anyhow!("fleet.redis: {e}"))?;
     let max_age_s = bpf::read_knobs().and_then(|k| k.get("max_age_s")).unwrap_or(0) as u64;
     let ttl_ms = max_age_s * 1000;
-    let shared = Arc::new(Shared2 {
+    let shared = Arc::new(AgentState {
         publishers: served.iter().map(|_| Mutex::new(Publisher::new(if ttl_ms > 0 { ttl_ms / 2 } else { u64::MAX / 4 }))).collect(),
         status: Mutex::new(FleetStatus { host_id: cfg.host_id.clone(), redis: redacted(&cfg.redis), netns: (!opts.netns.is_empty()).then(|| opts.netns.join(",")), ..Default::default() }),
     });
@@ -600,7 +587,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
         ring.consume().map_err(|e| anyhow::anyhow!("draining the store ring: {e}"))?;
         let drained: Vec<abi::StoreEvent> = std::mem::take(&mut *events.borrow_mut());
         if !drained.is_empty() {
-            let (now_ms, now_boot) = (unix_ms(), sys::boot_ns());
+            let (now_ms, now_boot) = (sys::unix_ms(), sys::boot_ns());
             for ev in &drained {
                 let Some(k) = keys.iter().position(|&n| n == ev.peer.netns) else { continue };
                 let ago_ms = now_boot.saturating_sub(ev.stored_ns) / 1_000_000;
@@ -617,7 +604,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
         }
         let deadline = Instant::now() + TICK;
         while let Ok((k, s)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            let now_ms = unix_ms();
+            let now_ms = sys::unix_ms();
             let entry = abi::FleetEntry {
                 peer: abi::PeerKey { bytes: table::addr_to_key(s.addr), netns: keys[k] },
                 bw_bytes_per_s: s.bw_bytes_per_s,
@@ -628,14 +615,14 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
             };
             let verdict = apply.apply(&entry)?;
             let mut st = shared.status.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
-            match abi::FLEET_VERDICTS.get((verdict as usize).wrapping_sub(1)).copied() {
-                Some("applied") => {
+            match verdict {
+                abi::FLEET_APPLIED => {
                     st.applied += 1;
                     st.lag_ms_last = now_ms.saturating_sub(s.stored_ms);
                     st.lag_ms_max = st.lag_ms_max.max(st.lag_ms_last);
                 }
-                Some("deleted") => st.deleted += 1,
-                Some("older") => st.older += 1,
+                abi::FLEET_DELETED => st.deleted += 1,
+                abi::FLEET_OLDER => st.older += 1,
                 _ => st.refused += 1,
             }
             if Instant::now() >= deadline {
@@ -652,7 +639,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
                 }
                 let mut st = shared.status.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 (st.events, st.suppressed, st.dropped, st.pending) = (events, suppressed, dropped, pending);
-                st.updated_unix_ms = unix_ms();
+                st.updated_unix_ms = sys::unix_ms();
                 st.clone()
             };
             sys::write_private_atomically(&opts.status_file, serde_json::to_string_pretty(&snapshot)?.as_bytes())?;

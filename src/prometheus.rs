@@ -159,7 +159,7 @@ pub fn render() -> Result<String> {
         }
     }
     if let Ok(st) = crate::fleet::FleetStatus::read(std::path::Path::new(crate::fleet::DEFAULT_STATUS_FILE)) {
-        let fresh = crate::fleet::unix_ms().saturating_sub(st.updated_unix_ms) < 5000;
+        let fresh = crate::sys::unix_ms().saturating_sub(st.updated_unix_ms) < 5000;
         samples.push(("headstart_fleet_published_total", format!("headstart_fleet_published_total {}", st.published)));
         for (verdict, n) in [("applied", st.applied), ("deleted", st.deleted), ("older", st.older), ("refused", st.refused)] {
             samples.push(("headstart_fleet_applied_total", format!("headstart_fleet_applied_total{{verdict=\"{verdict}\"}} {n}")));

@@ -213,7 +213,12 @@ pub fn boot_ns() -> u64 {
 
 /// Seconds since the Unix epoch (the wall clock, for anything written to disk).
 pub fn unix_s() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    unix_ms() / 1000
+}
+
+/// Milliseconds since the Unix epoch (the fleet's entries carry their store time so).
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
 /// Writes `data` to `file` whole or not at all, readable by the owner only: through a

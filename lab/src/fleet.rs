@@ -4,6 +4,7 @@
 //! mode's hit rate (the controller's hits over its lookups) and mean FCT.
 
 use crate::experiment::{Experiment, FleetWorkload, Tables};
+use crate::metrics::{mean, median};
 use crate::testbed::Testbed;
 use crate::workloads::{poisson_schedule, progress, testbed_spec, wait_until};
 use anyhow::{Context, Result};
@@ -163,18 +164,16 @@ impl Drop for Redis {
     }
 }
 
-/// The fleet agents, one per server namespace (the real `headstart fleet run`).
-struct Agents {
-    children: Vec<Child>,
-    status: Vec<PathBuf>,
+/// A running fleet agent (the real `headstart fleet run`) and its status file.
+struct Agent {
+    child: Child,
+    status: PathBuf,
 }
 
-impl Drop for Agents {
+impl Drop for Agent {
     fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -185,7 +184,7 @@ fn headstart_binary() -> PathBuf {
 /// The fleet agent (the real `headstart fleet run`) on the lab's Redis at `port`, serving
 /// the network namespaces named (none: the host's), its status and log in `dir` named
 /// after `name`; returned once it is connected (subscribed, every key read).
-fn spawn_agent(port: u16, host_id: &str, netns: &[&str], dir: &Path, name: &str) -> Result<Agents> {
+fn spawn_agent(port: u16, host_id: &str, netns: &[&str], dir: &Path, name: &str) -> Result<Agent> {
     let status = dir.join(format!("{name}.json"));
     let log_path = dir.join(format!("{name}.log"));
     let mut cmd = Command::new(headstart_binary());
@@ -194,21 +193,21 @@ fn spawn_agent(port: u16, host_id: &str, netns: &[&str], dir: &Path, name: &str)
         cmd.args(["--netns", n]);
     }
     let child = cmd.arg("--status-file").arg(&status).stdout(Stdio::null()).stderr(std::fs::File::create(&log_path)?).spawn().context("starting the fleet agent (headstart fleet run)")?;
-    let mut agents = Agents { children: vec![child], status: vec![status.clone()] };
+    let mut agent = Agent { child, status };
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
-        if let Some(st) = agents.children[0].try_wait()? {
+    while !std::fs::read_to_string(&agent.status).is_ok_and(|t| t.contains("\"connected\": true")) {
+        if let Some(st) = agent.child.try_wait()? {
             anyhow::bail!("the fleet agent exited ({st}): see {}", log_path.display());
         }
         anyhow::ensure!(Instant::now() < deadline, "the fleet agent did not connect in 10 s");
         std::thread::sleep(Duration::from_millis(50));
     }
-    Ok(agents)
+    Ok(agent)
 }
 
 /// One agent for the kernel, serving every server namespace as a server of its own (the
 /// store ring has one reader).
-fn start_agents(lab: &Testbed, port: u16, dir: &Path) -> Result<Agents> {
+fn start_agent(lab: &Testbed, port: u16, dir: &Path) -> Result<Agent> {
     let netns: Vec<&str> = lab.topo.backends.iter().map(|b| b.netns.as_str()).collect();
     spawn_agent(port, "lab", &netns, dir, "agent")
 }
@@ -216,19 +215,6 @@ fn start_agents(lab: &Testbed, port: u16, dir: &Path) -> Result<Agents> {
 fn counter(values: &Option<Vec<u64>>, abi: &headstart::bpf::abi::ControllerAbi, name: &str) -> u64 {
     let i = abi.counters.iter().position(|c| c.name == name);
     i.and_then(|i| values.as_ref().map(|v| v[i])).unwrap_or(0)
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
-}
-
-fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
 }
 
 /// Runs every table mode of the workload and writes rows.csv, summary.json.
@@ -249,8 +235,8 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         knobs.set(if mode == Tables::FleetPrefix { "prefix_fallback=on" } else { "prefix_fallback=off" })?;
         headstart::bpf::write_knobs(&knobs)?;
         let mut redis = if fleet { Some(Redis::start(w.redis_nodes, None, dir)?) } else { None };
-        let agents = match &redis {
-            Some(r) => Some(start_agents(&lab, r.ports[0], dir)?),
+        let agent = match &redis {
+            Some(r) => Some(start_agent(&lab, r.ports[0], dir)?),
             None => None,
         };
         let pb = progress(total_flows as u64, quiet);
@@ -274,7 +260,7 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
                     wait_until(Instant::now() + len, &lab.interrupt)?;
                     *redis = Some(Redis::start(w.redis_nodes, ports, dir)?);
                     let back = Instant::now();
-                    let back_ms = headstart::fleet::unix_ms();
+                    let back_ms = headstart::sys::unix_ms();
                     eprintln!("lab: Redis back");
                     // Caught up: the agent connected again (subscribed, every key read)
                     // and nothing of its own left to write, in a status written since.
@@ -323,8 +309,8 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         pb.finish_and_clear();
         std::thread::sleep(Duration::from_millis(500)); // the last flows' stores
         let after = abi.and_then(|a| headstart::bpf::counters(a).ok());
-        let agent_totals = agents.as_ref().map(|a| agent_totals(&a.status));
-        drop(agents);
+        let agent_counts = agent.as_ref().map(|a| agent_counts(&a.status));
+        drop(agent);
         drop(redis);
         let report = lab.down()?;
         let mut summary = ModeSummary::default();
@@ -350,7 +336,7 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         summary.mean_fct_ms = mean(&fcts);
         summary.median_fct_ms = median(&mut fcts);
         summary.mean_fct_ms_repeat = mean(&repeat);
-        summary.agents = agent_totals;
+        summary.agents = agent_counts;
         if let Some((at, len)) = outage {
             let during: Vec<_> = results.iter().filter(|r| r.4 >= at && r.4 < at + len.as_secs_f64()).collect();
             summary.outage = Some(OutageSummary {
@@ -387,21 +373,13 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
     Ok(out)
 }
 
-/// The agents' counts summed, with the largest lag.
-fn agent_totals(files: &[PathBuf]) -> serde_json::Value {
-    let mut total = serde_json::Map::new();
-    for f in files {
-        let Ok(text) = sys::read_regular_file(f, sys::SMALL_FILE_LIMIT) else { continue };
-        let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
-        for (k, v) in m {
-            if let Some(n) = v.as_u64() {
-                let e = total.entry(k.clone()).or_insert(serde_json::Value::from(0u64));
-                let cur = e.as_u64().unwrap_or(0);
-                *e = serde_json::Value::from(if k.starts_with("lag_ms") || k == "updated_unix_ms" { cur.max(n) } else { cur + n });
-            }
-        }
-    }
-    serde_json::Value::Object(total)
+/// The agent's counts, as its status file has them.
+fn agent_counts(status: &Path) -> serde_json::Value {
+    let Ok(serde_json::Value::Object(mut m)) = headstart::fleet::FleetStatus::read(status).and_then(|s| Ok(serde_json::to_value(s)?)) else {
+        return serde_json::Value::Object(Default::default());
+    };
+    m.retain(|_, v| v.is_u64());
+    serde_json::Value::Object(m)
 }
 
 /// The terminal table.
@@ -506,8 +484,8 @@ pub fn agent_bench(rates: &[u32], peers: u32, seconds: f64, out: &crate::run::Ou
     for &rate in rates {
         let redis = Redis::start(1, None, &dir)?;
         let agent = spawn_agent(redis.ports[0], "bench", &[], &dir, &format!("agent-{rate}"))?;
-        let status = agent.status[0].clone();
-        let pid = agent.children[0].id();
+        let status = agent.status.clone();
+        let pid = agent.child.id();
         let before = headstart::fleet::FleetStatus::read(&status)?;
         let cpu0 = cpu_s(pid)?;
         let t0 = Instant::now();

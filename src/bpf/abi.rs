@@ -146,7 +146,7 @@ c_record! {
 
 c_record! {
     /// struct hs_fleet_entry: the fleet apply program's context, another server's entry
-    /// for one peer; the program writes `verdict` (FLEET_VERDICTS).
+    /// for one peer; the program writes `verdict` (FLEET_APPLIED ...).
     pub struct FleetEntry = "hs_fleet_entry" {
         pub peer: PeerKey,
         pub bw_bytes_per_s: u64,
@@ -157,8 +157,12 @@ c_record! {
     }
 }
 
-/// enum hs_fleet_verdict, by value (1..): what the apply program did with an entry.
-pub const FLEET_VERDICTS: &[&str] = &["applied", "deleted", "older", "expired", "invalid"];
+/// enum hs_fleet_verdict: what the apply program did with an entry (EXPIRED and INVALID
+/// follow: refused).
+pub const FLEET_APPLIED: u16 = 1;
+pub const FLEET_DELETED: u16 = 2;
+pub const FLEET_OLDER: u16 = 3;
+pub const FLEET_INVALID: u16 = 5;
 
 /// Who wrote an entry: the controllers by id (enum hs_cc_id), the user, the fleet.
 pub const SOURCES: &[&str] = &["s_cubic", "s_bbr", "suss", "user", "fleet"];
@@ -726,7 +730,7 @@ mod tests {
             c.push_str(&format!("P(\"lab_default.{0}\", d.{0});\n", k.name));
         }
         c.push_str("}\n");
-        c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\nP(\"HS_SOURCE_FLEET\", HS_SOURCE_FLEET);\nP(\"HS_FLEET_APPLIED\", HS_FLEET_APPLIED);\nP(\"HS_FLEET_INVALID\", HS_FLEET_INVALID);\n");
+        c.push_str("P(\"HS_COUNTERS_PER_CC\", HS_COUNTERS_PER_CC);\nP(\"HS_CC_COUNT\", HS_CC_COUNT);\nP(\"HS_SOURCE_USER\", HS_SOURCE_USER);\nP(\"HS_SOURCE_FLEET\", HS_SOURCE_FLEET);\nP(\"HS_FLEET_APPLIED\", HS_FLEET_APPLIED);\nP(\"HS_FLEET_DELETED\", HS_FLEET_DELETED);\nP(\"HS_FLEET_OLDER\", HS_FLEET_OLDER);\nP(\"HS_FLEET_INVALID\", HS_FLEET_INVALID);\n");
         for cc in CONTROLLER_ABI {
             c.push_str(&format!("P(\"{0}\", {0});\n", cc.c_id));
             for ctr in cc.counters {
@@ -839,8 +843,10 @@ mod tests {
         want("HS_CC_COUNT".into(), CONTROLLER_ABI.len() as u64);
         want("HS_SOURCE_USER".into(), SOURCE_USER as u64);
         want("HS_SOURCE_FLEET".into(), SOURCE_FLEET as u64);
-        want("HS_FLEET_APPLIED".into(), 1);
-        want("HS_FLEET_INVALID".into(), FLEET_VERDICTS.len() as u64);
+        want("HS_FLEET_APPLIED".into(), FLEET_APPLIED as u64);
+        want("HS_FLEET_DELETED".into(), FLEET_DELETED as u64);
+        want("HS_FLEET_OLDER".into(), FLEET_OLDER as u64);
+        want("HS_FLEET_INVALID".into(), FLEET_INVALID as u64);
         for cc in CONTROLLER_ABI {
             want(cc.c_id.to_string(), cc.id as u64);
             assert_eq!(SOURCES[cc.id as usize], cc.name, "SOURCES follows enum hs_cc_id");

@@ -745,17 +745,13 @@ impl FleetApply {
         Ok(FleetApply { obj: load_object("fleet", FLEET_OBJECT, DEFAULT_TABLE_ENTRIES)? })
     }
 
-    /// The verdict (abi::FLEET_VERDICTS, from 1).
+    /// The verdict (abi::FLEET_APPLIED ...).
     pub fn apply(&mut self, e: &abi::FleetEntry) -> Result<u16> {
-        let prog = self.obj.progs_mut().find(|p| p.name() == "hs_fleet_apply").context("fleet object has no program")?;
         let mut ctx = *e;
         // SAFETY: FleetEntry is a plain record without padding (abi.rs); the kernel reads
         // and writes back exactly its size.
         let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
-        let mut input = libbpf_rs::ProgramInput::default();
-        input.context_in = Some(bytes);
-        let out = prog.test_run(input).map_err(|e| anyhow::anyhow!("running the fleet apply program: {e}"))?;
-        Ok(out.return_value as u16)
+        Ok(object::run_syscall(&mut self.obj, "hs_fleet_apply", bytes)? as u16)
     }
 }
 
@@ -768,20 +764,17 @@ pub struct StoreEventSource {
 impl StoreEventSource {
     pub fn load() -> Result<StoreEventSource> {
         anyhow::ensure!(pin_path("hs_stores").exists(), "no store ring: load headstart's controllers first");
-        Ok(StoreEventSource { obj: object::open_and_load("lab_store_events", LAB_STORE_EVENTS_OBJECT, Path::new(PIN_DIR), &[])? })
+        Ok(StoreEventSource { obj: load_object("lab_store_events", LAB_STORE_EVENTS_OBJECT, DEFAULT_TABLE_ENTRIES)? })
     }
 
     /// Writes `n` (at most 8192) events for peers `first..` modulo `peers`; how many
     /// the ring took.
     pub fn write(&mut self, n: u32, peers: u32, first: u32) -> Result<u32> {
-        let prog = self.obj.progs_mut().find(|p| p.name() == "lab_store_events").context("lab_store_events has no program")?;
         let mut ctx = [0u8; 16];
         ctx[0..4].copy_from_slice(&n.min(8192).to_ne_bytes());
         ctx[4..8].copy_from_slice(&peers.to_ne_bytes());
         ctx[8..12].copy_from_slice(&first.to_ne_bytes());
-        let mut input = libbpf_rs::ProgramInput::default();
-        input.context_in = Some(&mut ctx);
-        prog.test_run(input).map_err(|e| anyhow::anyhow!("running the store event source: {e}"))?;
+        object::run_syscall(&mut self.obj, "lab_store_events", &mut ctx)?;
         Ok(u32::from_ne_bytes(ctx[12..16].try_into().unwrap()))
     }
 }

@@ -80,6 +80,16 @@ pub fn open_and_load(name: &str, elf: &'static Aligned<[u8]>, pin_root: &Path, s
     open.load().map_err(|e| anyhow::anyhow!("the kernel refused the BPF programs of {name}: {e}{}", log_reason()))
 }
 
+/// Runs the syscall program `name` of `obj` once (BPF_PROG_RUN) on `ctx`, which the
+/// kernel copies in and back; the program's return value.
+pub fn run_syscall(obj: &mut Object, name: &str, ctx: &mut [u8]) -> Result<u32> {
+    let prog = obj.progs_mut().find(|p| p.name() == name).with_context(|| format!("BPF object has no program {name}"))?;
+    let mut input = libbpf_rs::ProgramInput::default();
+    input.context_in = Some(ctx);
+    let out = prog.test_run(input).map_err(|e| anyhow::anyhow!("running {name}: {e}"))?;
+    Ok(out.return_value)
+}
+
 /// Registers the struct_ops map `map` (a congestion control) and pins its link at
 /// `pin`: the registration then outlives this process until the pin is removed.
 pub fn attach_struct_ops_pinned(obj: &mut Object, map: &str, pin: &Path) -> Result<()> {

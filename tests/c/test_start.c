@@ -885,10 +885,10 @@ static void flow_from(__u32 ip, __u16 port, __u64 link_Bps, __u32 rtt_us)
 
 static struct hs_prefix *prefix_of(__u32 ip)
 {
-	struct hs_peer k = peer_key(ip);
+	struct hs_peer p = peer_key(ip), k;
+	__u32 host;
 
-	hs_prefix_key(k.bytes);
-	return bpf_map_lookup_elem(&hs_prefixes, &k);
+	return hs_prefix_of(&p, &k, &host);
 }
 
 /* Prefix fallback (lib/prefix.h): a first contact from a /24 whose peers' entries agree
