@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""FCT of suss vs cubic per size (median of repetitions, reduction), the 100 MB flow's
-FCT and slow-start exit cwnd, and for the join runs the time after the fifth flow
-starts until Jain's index over the running flows is back at >= 0.9 for a second."""
+"""Cold flows of suss and s_cubic (SUSS on a miss) against cubic, per size: median FCT
+and its ratio to cubic's, retransmissions, receivers' discards, receive-window-limited
+time, queueing, what s_cubic stored; and for the join runs the time after the fifth
+flow starts until Jain's index over the running flows is back at >= 0.9 for a second."""
 import csv, json, os, statistics, sys
 
 base = sys.argv[1]
@@ -32,16 +33,21 @@ for d in sorted(os.listdir(base)):
         joins.setdefault(newcc, []).append((back, retrans))
         print(f"{d:<10} new flow {newcc:<6} Jain >= 0.9 for 1 s from {back if back is None else round(back, 1)} s after it joined; retrans {retrans}")
         continue
+    ccs = [cc for cc in ("cubic", "suss", "s_cubic") if any(r["cc"] == cc for r in rs)]
     for size in sorted({r["size"] for r in rs}):
-        f = {cc: statistics.median(r["fct_s"] for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
-        rt = {cc: sum(r["retrans"] or 0 for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
-        ex = {cc: [r.get("ss_exit_cwnd") for r in rs if r["cc"] == cc and r["size"] == size and r.get("ss_exit_cwnd")] for cc in ("cubic", "suss")}
-        rl = {cc: statistics.median(r.get("rwnd_limited_ms") or 0 for r in rs if r["cc"] == cc and r["size"] == size) for cc in ("cubic", "suss")}
-        extra = f"  receive-window-limited {rl['cubic']:.0f} / {rl['suss']:.0f} ms"
-        if ex["cubic"] and ex["suss"]:
-            extra += f"  slow-start exit cwnd cubic {statistics.median(ex['cubic'])} suss {statistics.median(ex['suss'])}"
-        print(f"{d:<10} {size // 1024:>6} KB  FCT cubic {f['cubic'] * 1e3:.0f} ms  suss {f['suss'] * 1e3:.0f} ms  "
-              f"reduction {(1 - f['suss'] / f['cubic']) * 100:.1f} %  retrans {rt['cubic']} / {rt['suss']}{extra}")
+        of = lambda cc: [r for r in rs if r["cc"] == cc and r["size"] == size]
+        base_fct = statistics.median(r["fct_s"] for r in of("cubic"))
+        cells = []
+        for cc in ccs:
+            fct = statistics.median(r["fct_s"] for r in of(cc))
+            cells.append(f"{cc} {fct * 1e3:.0f} ms ({fct / base_fct:.3f}x) retrans {sum(r['retrans'] or 0 for r in of(cc))}"
+                         f" discards {sum(r.get('beyond_window') or 0 for r in of(cc))}"
+                         f" rwnd-limited {statistics.median(r.get('rwnd_limited_ms') or 0 for r in of(cc)):.0f} ms"
+                         f" queue {statistics.mean(r.get('queue_delay_mean_ms') or 0 for r in of(cc)):.1f} ms")
+            stored = [r["table_bw_mbps"] for r in of(cc) if r.get("table_bw_mbps")]
+            if stored:
+                cells[-1] += f" stored {statistics.median(stored):.1f} Mbit/s"
+        print(f"{d:<14} {size // 1024:>6} KB  " + "; ".join(cells))
 
 # Across repetitions: a run that never got back counts as the longest (the median then
 # says so only if most runs never did).

@@ -111,7 +111,7 @@ enum hs_fleet_verdict {
  * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
  * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
-#define HS_COUNTERS_VERSION 6       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open; 5: without prefix_hits */
+#define HS_COUNTERS_VERSION 7       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open; 5: without prefix_hits; 6: without suss_starts */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -159,6 +159,7 @@ enum hs_counter {
 	HS_RESTARTS,                /* careful restarts after an idle past the RTO (lib/restart.h): Unvalidated entered again */
 	HS_FAST_OPEN,               /* TCP Fast Open flows (init at the SYN, the source unproven): the kernel's, table untouched */
 	HS_PREFIX_HITS,             /* ... no entry of their own, but their /24 or /48's peers agree: started from that (lib/prefix.h) */
+	HS_SUSS_STARTS,             /* s_cubic: first contacts (no entry, no prefix) started as SUSS; their rounds are counted in suss's block */
 	HS_STATEFUL_COUNTERS,
 };
 
@@ -185,7 +186,7 @@ struct hs_flow_outcome {
 _Static_assert(sizeof(struct hs_flow_outcome) == 40, "hs_flow_outcome is 40 bytes");
 #define HS_OUTCOME_NONE 0xffffffffU
 
-/* suss: its slow-start rounds. */
+/* SUSS's slow-start rounds: the suss controller's, and s_cubic's first contacts'. */
 enum hs_suss_counter {
 	HS_SUSS_FLOWS = 0,          /* flows that started with suss */
 	HS_SUSS_ACCELERATED_ROUNDS, /* rounds grown by G > 2 (paced extra data) */
@@ -195,6 +196,7 @@ enum hs_suss_counter {
 	HS_SUSS_LOSS_STOPS,         /* SUSS stopped by a cwnd reduction while still deciding */
 	HS_SUSS_HOOKS_MISSED,       /* as HS_HOOKS_MISSED */
 	HS_SUSS_INITS_LATE,         /* as HS_INITS_LATE */
+	HS_SUSS_RWND_STOPS,         /* SUSS stopped while deciding: the receiver's window fell below cwnd */
 	HS_SUSS_COUNTERS,
 };
 _Static_assert(HS_STATEFUL_COUNTERS <= HS_COUNTERS_PER_CC, "stateful counters fit their block");
@@ -239,7 +241,7 @@ struct hs_lab_config {
 	__u32 freeze;               /* 1: never overwrite an entry (the paper's S-Cubic*) */
 	__u32 bw_scale_pct;         /* cached rate x pct/100 at the start: the estimation-error experiment */
 	__u32 rtt_scale_pct;        /* cached min RTT x pct/100 at the start: the RTT-mismatch experiment */
-	__u32 suss;                 /* 0: no SUSS round above 2x (suss) */
+	__u32 suss;                 /* 0: no SUSS round above 2x (suss, s_cubic's first contacts) */
 	__u32 suss_k_max;           /* SUSS Appendix A: growth up to 2^(k+1) per round */
 	__u32 gcbe_min_span_us;     /* GCBE's noise floor (lib/tuned.h); 0 for table tests whose short flows must all store */
 	__u32 min_jump_pkts;        /* s_cubic's smallest jump (lib/tuned.h); 0 for tests whose subject needs every entry jumped to */

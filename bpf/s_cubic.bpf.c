@@ -5,7 +5,9 @@
  * A flow to a peer seen before starts as if it continued the previous flow:
  *
  *   handshake done ──► init: look the peer up in hs_paths, Reconnaissance
- *        │  miss or rejected: Cubic's own slow start (IW 10), exactly the kernel's
+ *        │  rejected: Cubic's own slow start (IW 10), exactly the kernel's
+ *        │  a true miss (no entry, no agreeing prefix): SUSS's slow start from IW 10
+ *        │      (suss_start.h), the receive window opened for each round above 2x
  *        │  go: armed, the receive window opened as far as the jump needs
  *        ▼
  *   more to send than cwnd (at a transmission; stateful.h) ──► Reconnaissance again
@@ -55,6 +57,7 @@
 #include <bpf/bpf_endian.h>
 #include "stateful.h"
 #include "estimator.h"
+#include "suss_start.h"
 #include "lib/hook_guard.h"
 #include "late_init.h"
 
@@ -76,6 +79,7 @@ struct s_cubic_flow {
 	struct hs_hook_guard guard; /* hooks the kernel skipped (lib/hook_guard.h) */
 	__u8 congested;             /* a congestion signal came (the loss floor: the first only) */
 	__u32 loss_floor;           /* hs_random_loss_floor's ssthresh, applied when the recovery is over */
+	struct hs_suss suss;        /* a true miss: SUSS's slow start (suss_start.h); last, set apart */
 };
 
 struct {
@@ -108,21 +112,21 @@ static __always_inline void start_flow(struct sock *sk)
 		hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 		return;
 	}
-	__builtin_memset(flow, 0, sizeof(*flow));
+	/* All but SUSS's state, which hs_suss_begin sets: clang writes out no memset this
+	 * long for BPF. */
+	__builtin_memset(flow, 0, __builtin_offsetof(struct s_cubic_flow, suss));
+	flow->suss.on = 0;
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &lab, &s_cubic_policy);
+	if (flow->start.outcome == HS_MISSES && lab.startup && hs_suss_begin(sk, &flow->suss, &cfg, &lab))
+		hs_count(HS_CC_S_CUBIC, HS_SUSS_STARTS);
 }
 
 SEC("struct_ops")
 void BPF_PROG(s_cubic_init, struct sock *sk)
 {
 	start_flow(sk);
-}
-
-static __always_inline struct bictcp *cubic_of(struct sock *sk)
-{
-	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
 
 /* ssthresh on a congestion signal (or on the replay of one the kernel skipped): Cubic's,
@@ -137,6 +141,7 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	__u32 drained_peak = hs_probe_drain_answers(&flow->probe, tp->snd_una);
 	__u32 retreat, pipe;
 
+	hs_suss_on_ssthresh(sk, &flow->suss);
 	hs_guard_ssthresh(&flow->guard, tp->high_seq);
 	hs_note_congestion(sk, HS_CC_S_CUBIC, &flow->start, flow->min_rtt_us);
 	flow->congested = 1;
@@ -149,14 +154,14 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 		 * jump's first rounds): never answer with that, PRR would grow cwnd toward
 		 * 2^31; Cubic's own answer then. */
 		retreat = tp->snd_ssthresh < HS_INFINITE_SSTHRESH ? tp->snd_ssthresh : ssthresh;
-		cubic_of(sk)->last_max_cwnd = retreat;
+		hs_cubic_of(sk)->last_max_cwnd = retreat;
 		return retreat;
 	}
 	if (!hs_resume_active(&flow->start.resume)) {
 		/* The probe's drain was this event's response (hs_probe_drain_answers). */
 		if (drained_peak) {
 			hs_count(HS_CC_S_CUBIC, HS_PROBE_DRAIN_ANSWERED);
-			cubic_of(sk)->last_max_cwnd = drained_peak;
+			hs_cubic_of(sk)->last_max_cwnd = drained_peak;
 			return hs_drained_event_ssthresh(ssthresh, tp->snd_cwnd, drained_peak, HS_CUBIC_BETA_PCT);
 		}
 		/* a random first loss while probing (lib/resume.h, hs_random_loss_floor) */
@@ -166,13 +171,14 @@ static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct s_cubic
 	}
 	if (!hs_retreat(sk, HS_CC_S_CUBIC, &flow->start, &retreat, &pipe))
 		return ssthresh;
-	cubic_of(sk)->last_max_cwnd = pipe;
+	hs_cubic_of(sk)->last_max_cwnd = pipe;
 	return retreat;
 }
 
 static __always_inline void tell_state(struct sock *sk, struct s_cubic_flow *flow, __u8 new_state)
 {
 	hs_guard_told(&flow->guard, new_state);
+	hs_suss_on_state(sk, &flow->suss, new_state);
 	hs_on_ca_state(sk, HS_CC_S_CUBIC, &flow->start, new_state);
 	cubictcp_state(sk, new_state);
 }
@@ -229,7 +235,7 @@ static __always_inline void end_startup(struct sock *sk, struct s_cubic_flow *fl
 		hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 0);
 		if (cwnd < flow->start.start_cwnd)
 			flow->probe.floor_cap = flow->start.start_cwnd;
-		cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
+		hs_cubic_of(sk)->found = 1;  /* the kernel's HyStart stays out */
 	}
 }
 
@@ -242,7 +248,7 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 	if (flow->start.resume.phase == HS_PHASE_VALIDATING) {
 		if (hs_rate_check(sk, HS_CC_S_CUBIC, &flow->start, flow->min_rtt_us, rtt_us)) {
 			flow->probe.active = 0;
-			cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
+			hs_cubic_of(sk)->last_max_cwnd = tp->snd_cwnd;
 			return;
 		}
 	}
@@ -254,6 +260,22 @@ static __always_inline void after_ack(struct sock *sk, struct s_cubic_flow *flow
 					       flow->start.resume.jump_cwnd);
 		tp->snd_ssthresh = tp->snd_cwnd;
 	}
+}
+
+/* SUSS on a true miss: while it decides, the receive window is opened for its rounds
+ * and their growth bounded by what that window covers (hs_suss_window). Once SUSS is
+ * done the grant is no longer raised; it lasts until the first sign of loss, an idle
+ * restart or release, as the receiver's own window overtakes it. */
+static __always_inline void suss_after_ack(struct sock *sk, struct s_cubic_flow *flow, const struct ack_sample *sample)
+{
+	__u32 cap = ~0U;
+
+	if (!flow->suss.on)
+		return;
+	if (flow->suss.round.active)
+		cap = hs_suss_window(sk, &flow->start);
+	if (hs_suss_on_ack(sk, &flow->suss, sample, cap))
+		hs_suss_window(sk, &flow->start);
 }
 
 SEC("struct_ops")
@@ -268,6 +290,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	cubictcp_acked(sk, sample);
 	if (!flow)
 		return;
+	suss_after_ack(sk, flow, sample);
 	if (sample->rtt_us > 0 && (!flow->min_rtt_us || (__u32)sample->rtt_us < flow->min_rtt_us))
 		flow->min_rtt_us = sample->rtt_us;
 	hs_restart_on_ack(&flow->start);
@@ -315,7 +338,7 @@ static __always_inline void after_rate_retreat(struct sock *sk, struct s_cubic_f
 	tp->snd_ssthresh = HS_INFINITE_SSTHRESH;  /* slow start again */
 	/* The jump's round and Validating's are behind it. */
 	hs_probe_start(&flow->probe, tp->snd_nxt, HS_PROBE_GROWTH_PCT, 1);
-	cubic_of(sk)->found = 1;
+	hs_cubic_of(sk)->found = 1;
 }
 
 SEC("struct_ops")
@@ -357,6 +380,8 @@ void BPF_PROG(s_cubic_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 						     &flow->probe.cnt);
 			return;
 		}
+		if (hs_suss_holds_growth(sk, &flow->suss, ack))
+			return;
 	}
 	cubictcp_cong_avoid(sk, ack, acked);
 }
@@ -394,8 +419,8 @@ __u32 BPF_PROG(s_cubic_sndbuf_expand, struct sock *sk)
 }
 
 /* After an idle past the RTO (lib/restart.h): armed again from the flow's own GCBE
- * estimate so far (its cycles closed by the idle) or the peer's newer entry; the probe
- * and the loss floor of the flow's last resume are over. */
+ * estimate so far (its cycles closed by the idle) or the peer's newer entry; the probe,
+ * the loss floor of the flow's last resume, a SUSS start still deciding and its window are over. */
 static __always_inline void restart_after_idle(struct sock *sk, struct s_cubic_flow *flow)
 {
 	__u64 own = hs_estimator_finish(&flow->estimator, 0);
@@ -403,6 +428,8 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_cubic_f
 	if (hs_restart_after_idle(sk, &flow->start, &s_cubic_policy, own, flow->min_rtt_us)) {
 		flow->probe.active = 0;
 		flow->loss_floor = 0;
+		hs_suss_on_ssthresh(sk, &flow->suss);
+		hs_unmark(sk, HS_CC_S_CUBIC, &flow->start);  /* SUSS's window, if it had one */
 	}
 }
 

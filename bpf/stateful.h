@@ -162,16 +162,71 @@ static __always_inline void hs_unmark(const struct sock *sk, enum hs_cc_id cc, s
  * window; the jump alone left Validating receive-window limited (24 ms of a 1 MB
  * flow at 100 Mbit/s, 50 ms). On a SACK connection the tc program also looks for a
  * receiver's overrun (lib/rwnd_grant.h). */
-static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd)
+static __always_inline __u16 hs_grant_field(const struct tcp_sock *tp, __u32 cwnd)
 {
-	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u64 bytes = 2ULL * cwnd * tp->mss_cache;
 	__u64 field = (bytes >> tp->rx_opt.snd_wscale) + 1;
-	struct hs_rwnd_grant grant = { .field = field > 0xffff ? 0xffff : (__u16)field,
-				       .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
+
+	return field > 0xffff ? 0xffff : (__u16)field;
+}
+
+static __always_inline void hs_mark_field(struct sock *sk, struct hs_start *st, __u16 field)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_rwnd_grant grant = { .field = field, .flags = tp->rx_opt.sack_ok ? HS_GRANT_SACK : 0 };
 
 	if (!bpf_map_update_elem(&hs_rwnd, &st->key, &grant, BPF_ANY))
 		st->rwnd_marked = st->rwnd_watched = 1;
+}
+
+static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 cwnd)
+{
+	hs_mark_field(sk, st, hs_grant_field(hs_tcp_sk(sk), cwnd));
+}
+
+/* SUSS on a true miss (s_cubic): the receive window for rounds above 2x. A Linux
+ * receiver's own window grows ~2x per RTT and caps a 4x round; the grant follows cwnd
+ * (twice it, for the next round's clocked growth) up to HS_SUSS_RWND_LEAD times the
+ * receiver's own window (its largest so far), and SUSS grows no further than that
+ * (hs_suss_window's return). A jump's rules hold: the first sign of loss ends it
+ * (hs_on_ca_state), so does the receiver falling behind or overrunning (the tc
+ * program), and an ended grant stays ended for the flow. It opens when the next round
+ * would not fit the receiver's window, and only for a receiver whose window is at its
+ * largest (to a segment's rounding): a reader that stalls shrinks it from the first
+ * round on, and what the override let past it was discarded. A grant the tc program
+ * watches is raised in place: rewriting it would forget what it saw. */
+/* Call on each ACK while SUSS decides, and after it grows cwnd. Returns the largest
+ * cwnd (packets) the window will cover: ~0U without an override to bound. */
+static __always_inline __u32 hs_suss_window(struct sock *sk, struct hs_start *st)
+{
+	struct hs_config cfg = hs_get_config();
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct hs_rwnd_grant *g = 0;
+	__u32 own, lead, want;
+
+	if (!cfg.rwnd_override || cfg.mode != HS_MODE_ON || !tp->mss_cache)
+		return ~0U;
+	if (st->rwnd_watched) {
+		g = st->rwnd_marked ? bpf_map_lookup_elem(&hs_rwnd, &st->key) : 0;
+		if (!g || !g->field)
+			return ~0U;  /* ended: the receiver's own window rules, and stops SUSS */
+	}
+	/* The receiver's own window: as the tc program saw it under the grant, or as the
+	 * sender sees it where nothing raised it yet (no grant, or no tc program). */
+	own = g && g->peak ? g->peak : tp->snd_wnd >> tp->rx_opt.snd_wscale;
+	lead = own * HS_SUSS_RWND_LEAD;
+	want = hs_grant_field(tp, tp->snd_cwnd);
+	if (want > lead)
+		want = lead;
+	if (want > 0xffff)
+		want = 0xffff;
+	if (g) {
+		if (want > g->field)
+			g->field = want;
+	} else if (want > own && (__u64)tp->snd_wnd + tp->mss_cache >= tp->max_window) {
+		hs_mark_field(sk, st, want);
+	}
+	return (__u32)(((__u64)lead << tp->rx_opt.snd_wscale) / tp->mss_cache);
 }
 
 /* Counts the flow in its peer's hs_open; *others gets what this flow found there:

@@ -3,9 +3,10 @@
  * signals predict that growth continues (SUSS, SIGCOMM 2024, §3-5).
  *
  * The round logic is a pure state machine, lib/suss_round.h (its diagram is there),
- * tested on a virtual clock on the host. This file reads the socket into a struct
- * suss_ack, calls it, and applies what it returns: cwnd, ssthresh, the pacing period,
- * the kernel HyStart's `found` flag, and the counters.
+ * tested on a virtual clock on the host; suss_start.h feeds it from the socket and
+ * applies what it returns (cwnd, ssthresh, the pacing period, the kernel HyStart's
+ * `found` flag, the counters), as s_cubic does on a true miss. This controller is
+ * the paper's alone, for comparison: no table, no window override.
  *
  * Congestion avoidance, and slow start outside SUSS, are the kernel's Cubic (kfuncs).
  * Differences from the paper:
@@ -18,9 +19,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "lib/suss_round.h"
-#include "pacing.h"
-#include "path_table.h"
+#include "suss_start.h"
 #include "lib/hook_guard.h"
 #include "late_init.h"
 
@@ -34,16 +33,11 @@ extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym
 extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
 extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
-struct suss_flow {
-	struct suss_state round;    /* the round state machine (lib/suss_round.h) */
-	__u64 saved_max_pacing;     /* sk_max_pacing_rate before a pacing period capped it */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct suss_flow);
+	__type(value, struct hs_suss);
 } suss_flows SEC(".maps");
 
 /* Every suss flow's missed-hook guard (lib/hook_guard.h), apart from suss_flows, which
@@ -55,50 +49,13 @@ struct {
 	__type(value, struct hs_hook_guard);
 } suss_guards SEC(".maps");
 
-static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
-{
-	return (struct tcp_sock *)sk;
-}
-
-static __always_inline struct bictcp *cubic_of(struct sock *sk)
-{
-	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
-}
-
-/* Carries out what the state machine decided. */
-static __always_inline void apply(struct sock *sk, struct suss_flow *f, const struct suss_out *o)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	if (o->act & SUSS_END_PACING) {
-		sk->sk_pacing_status = SK_PACING_NONE;
-		hs_set_max_pacing(sk, f->saved_max_pacing);
-	}
-	if (o->act & SUSS_RELEASE_HYSTART)
-		cubic_of(sk)->found = 0;
-	if (o->act & SUSS_EXIT_SLOW_START) {
-		tp->snd_ssthresh = tp->snd_cwnd;
-		cubic_of(sk)->found = 1;
-	}
-	if (o->act & SUSS_GROW) {
-		tp->snd_cwnd = o->cwnd;
-		/* The kernel would recompute the rate on every ACK; the cap holds it. */
-		f->saved_max_pacing = sk->sk_max_pacing_rate;
-		sk->sk_pacing_rate = o->pacing_Bps;
-		sk->sk_pacing_status = SK_PACING_NEEDED;
-		hs_set_max_pacing(sk, o->pacing_Bps);
-	}
-	if (o->count != SUSS_NO_COUNT)
-		hs_count(HS_CC_SUSS, o->count);
-}
-
 /* init's work; also run late, at the first transmission, for a flow whose init the
  * kernel skipped (late_init.h). */
 static __always_inline void start_flow(struct sock *sk)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct hs_hook_guard *g;
-	struct suss_flow *f;
+	struct hs_suss *f;
 	struct hs_config cfg = hs_get_config();
 	struct hs_lab_config lab = hs_get_lab_config();
 
@@ -112,9 +69,8 @@ static __always_inline void start_flow(struct sock *sk)
 	f = bpf_sk_storage_get(&suss_flows, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!f)
 		return;
-	__builtin_memset(f, 0, sizeof(*f));
-	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, lab.suss_k_max);
-	cubic_of(sk)->found = 1;  /* the kernel's HyStart waits while SUSS decides */
+	f->on = 0;
+	hs_suss_begin(sk, f, &cfg, &lab);
 }
 
 SEC("struct_ops")
@@ -124,34 +80,26 @@ void BPF_PROG(suss_init, struct sock *sk)
 }
 
 /* ssthresh on a congestion signal: SUSS stops, Cubic's. */
-static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct suss_flow *f)
+static __always_inline __u32 congestion_ssthresh(struct sock *sk, struct hs_suss *f)
 {
-	struct suss_out o;
-
-	if (f) {
-		o = suss_on_ssthresh(&f->round);
-		apply(sk, f, &o);
-	}
+	if (f)
+		hs_suss_on_ssthresh(sk, f);
 	return cubictcp_recalc_ssthresh(sk);
 }
 
-static __always_inline void on_state(struct sock *sk, struct suss_flow *f, __u8 new_state)
+static __always_inline void on_state(struct sock *sk, struct hs_suss *f, __u8 new_state)
 {
-	struct suss_out o;
-
-	if (f && new_state != TCP_CA_Open && new_state != TCP_CA_Disorder) {
-		o = suss_on_reduction(&f->round);
-		apply(sk, f, &o);
-	}
+	if (f)
+		hs_suss_on_state(sk, f, new_state);
 	cubictcp_state(sk, new_state);
 }
 
 /* The kernel entered CWR, Recovery or Loss without running ssthresh and set_state:
  * replayed as s_cubic does (s_cubic.bpf.c, repair_missed_hooks). Returns the guard. */
-static __always_inline struct hs_hook_guard *repair_missed_hooks(struct sock *sk, struct suss_flow *f)
+static __always_inline struct hs_hook_guard *repair_missed_hooks(struct sock *sk, struct hs_suss *f)
 {
 	struct hs_hook_guard *g = bpf_sk_storage_get(&suss_guards, sk, 0, 0);
-	struct tcp_sock *tp = tcp_sk(sk);
+	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	__u8 state = ((struct inet_connection_sock *)sk)->icsk_ca_state;
 	__u32 cwnd = tp->snd_cwnd;
 
@@ -172,44 +120,28 @@ static __always_inline struct hs_hook_guard *repair_missed_hooks(struct sock *sk
 SEC("struct_ops")
 void BPF_PROG(suss_acked, struct sock *sk, const struct ack_sample *sample)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct suss_flow *f;
-	struct suss_out o;
+	struct hs_suss *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 
-	f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 	repair_missed_hooks(sk, f);
 	cubictcp_acked(sk, sample);
-	if (!f)
-		return;
-	struct suss_ack a = {
-		.now_us = tp->tcp_mstamp,
-		.snd_una = tp->snd_una,
-		.snd_nxt = tp->snd_nxt,
-		.mss = tp->mss_cache,
-		.cwnd = tp->snd_cwnd,
-		.cwnd_clamp = tp->snd_cwnd_clamp,
-		.rtt_us = sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0,
-	};
-	o = suss_on_ack(&f->round, &a);
-	apply(sk, f, &o);
+	if (f)
+		hs_suss_on_ack(sk, f, sample, ~0U);
 }
 
 SEC("struct_ops")
 void BPF_PROG(suss_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
+	struct hs_suss *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 
 	repair_missed_hooks(sk, f);
-	if (f && suss_holds_growth(&f->round, ack, tp->snd_cwnd, tp->snd_ssthresh))
+	if (f && hs_suss_holds_growth(sk, f, ack))
 		return;
 	cubictcp_cong_avoid(sk, ack, acked);
 }
-
 SEC("struct_ops")
 void BPF_PROG(suss_set_state, struct sock *sk, __u8 new_state)
 {
-	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
+	struct hs_suss *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 	struct hs_hook_guard *g = repair_missed_hooks(sk, f);
 
 	on_state(sk, f, new_state);
@@ -220,11 +152,11 @@ void BPF_PROG(suss_set_state, struct sock *sk, __u8 new_state)
 SEC("struct_ops")
 __u32 BPF_PROG(suss_ssthresh, struct sock *sk)
 {
-	struct suss_flow *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
+	struct hs_suss *f = bpf_sk_storage_get(&suss_flows, sk, 0, 0);
 	struct hs_hook_guard *g = repair_missed_hooks(sk, f);
 
 	if (g)
-		hs_guard_ssthresh(g, tcp_sk(sk)->high_seq);
+		hs_guard_ssthresh(g, ((struct tcp_sock *)sk)->high_seq);
 	return congestion_ssthresh(sk, f);
 }
 

@@ -12,7 +12,8 @@
  *   │           cwnd_i / minRTT (eq. 11) until the next round starts
  *   │  G_i = 2: SUSS is done; the kernel's slow start and HyStart carry on
  *   ▼
- *  first cwnd reduction (CWR, Recovery, Loss): SUSS off for good
+ *  first cwnd reduction (CWR, Recovery, Loss), or the receiver's window below cwnd:
+ *  SUSS off for good
  *
  * While SUSS decides, the kernel's HyStart is held off and the modified HyStart of
  * Fig. 8 runs here: the ACK train is measured on blue ACKs and scaled to the whole
@@ -28,6 +29,7 @@
 #define SUSS_HYSTART_DELAY_MIN_US 4000U   /* 4 ms */
 #define SUSS_HYSTART_DELAY_MAX_US 16000U  /* 16 ms */
 #define SUSS_HYSTART_LOW_WINDOW 16        /* no exit below this cwnd (tcp_cubic.c) */
+#define SUSS_HYSTART_ACK_DELTA_US 2000U   /* ACKs further apart are no train (tcp_cubic.c) */
 
 struct suss_state {
 	__u64 round_start_us;   /* t_i^s */
@@ -39,14 +41,16 @@ struct suss_state {
 	__u32 blue_now;         /* S^B_i: packets sent before this round's decision */
 	__u32 mo_rtt_us;        /* min RTT over this round's first samples */
 	__u32 samples;          /* RTT samples this round */
-	__u32 min_rtt_us;       /* min RTT of the flow */
+	__u32 min_rtt_us;       /* min RTT of the flow's ACK-clocked (blue) data */
 	__u32 min_rtt_round;    /* round in which min_rtt_us was last lowered */
 	__u32 k_max;
 	__u8 active;            /* SUSS still deciding rounds */
 	__u8 decided;           /* G_i computed in this round */
 	__u8 pacing;            /* a pacing period is running */
 	__u8 release_hystart;   /* give HyStart back to the kernel at the next round */
-	__u32 pad;
+	__u8 train_broken;      /* two of this round's blue ACKs came more than the ACK delta apart */
+	__u8 pad[3];
+	__u64 last_ack_us;      /* this round's last ACK */
 };
 
 /* What one ACK needs of the socket. */
@@ -56,6 +60,7 @@ struct suss_ack {
 	__u32 mss;
 	__u32 cwnd, cwnd_clamp;
 	__u32 rtt_us;           /* this ACK's RTT sample, 0 if none */
+	__u8 rwnd_limited;      /* the receiver's window is below cwnd (snd_wnd < cwnd x mss) */
 };
 
 /* What the controller must do after an event; several may be set. */
@@ -80,7 +85,7 @@ HS_INLINE void suss_start(struct suss_state *s, __u32 snd_nxt, __u64 now_us, __u
 	s->active = 1;
 	s->round = 1;
 	s->round_first_seq = snd_nxt;
-	s->round_start_us = now_us;
+	s->round_start_us = s->last_ack_us = now_us;
 	s->mo_rtt_us = ~0U;
 	s->k_max = k_max;
 }
@@ -129,7 +134,8 @@ HS_INLINE void suss_maybe_new_round(struct suss_state *s, const struct suss_ack 
 	s->blue_prev = s->decided && s->blue_now ? s->blue_now : s->train_prev;
 	s->blue_end_seq = s->round_first_seq + s->blue_prev * mss;
 	s->round_first_seq = a->snd_nxt;
-	s->round_start_us = a->now_us;
+	s->round_start_us = s->last_ack_us = a->now_us;
+	s->train_broken = 0;
 	s->round++;
 	s->decided = 0;
 	s->blue_now = 0;
@@ -176,8 +182,12 @@ HS_INLINE void suss_decide(struct suss_state *s, const struct suss_ack *a, struc
 
 	s->decided = 1;
 	s->blue_now = (a->snd_nxt - s->round_first_seq) / mss;
-	/* Modified HyStart, ACK train on blue ACKs scaled to the train (Fig. 8). */
-	if (a->cwnd >= SUSS_HYSTART_LOW_WINDOW &&
+	/* Modified HyStart, ACK train on blue ACKs scaled to the train (Fig. 8), when they
+	 * came close together: ACKs a link releases in bursts (Wi-Fi, LTE uplinks) span
+	 * the round with gaps, and read as a train ended slow start at a third of the BDP
+	 * behind 16 ms of ACK aggregation (RESULTS.md, SUSS on a miss). G is still computed
+	 * on the whole span (the paper's "proximity between successive ACKs"). */
+	if (a->cwnd >= SUSS_HYSTART_LOW_WINDOW && !s->train_broken &&
 	    suss_train_us(dt_blue, s->train_prev, s->blue_prev) * 2 > s->min_rtt_us) {
 		suss_exit(s, o, HS_SUSS_TRAIN_EXITS);
 		return;
@@ -212,10 +222,31 @@ HS_INLINE struct suss_out suss_on_ack(struct suss_state *s, const struct suss_ac
 	suss_maybe_new_round(s, a, &o);
 	if (!s->active)
 		return o;
-	if (suss_delay_exit(s, a)) {
+	/* The receiver's window below cwnd: from here the sender goes out as that window
+	 * moves on, so ACK trains measure the receiver, not the path (a reader that
+	 * stalls stretches them, and the spacing lasts into the rounds after), and data
+	 * past the window could not go anyway. SUSS is done; the kernel's slow start and
+	 * HyStart, whose train counts only ACKs that come close together, carry on.
+	 * Deciding on: a stalled reader ended slow start at cwnd 52 by the train test
+	 * (2.2 s for 1 MB at 100 ms against cubic's 0.98; RESULTS.md). */
+	if (a->rwnd_limited) {
+		suss_end_pacing(s, &o);
+		s->active = 0;
+		s->release_hystart = 1;
+		o.count = HS_SUSS_RWND_STOPS;
+		return o;
+	}
+	/* The delay test reads ACK-clocked (blue) data alone, as the kernel's HyStart reads
+	 * a slow start that has no other: paced (red) data leaves at any time, and behind
+	 * ACKs released every 16 ms its RTTs ran up to 16 ms under the clocked data's,
+	 * which then read as a queue and ended slow start at a third of the BDP. */
+	if ((s->round == 1 || !suss_seq_after(a->snd_una, s->blue_end_seq)) && suss_delay_exit(s, a)) {
 		suss_exit(s, &o, HS_SUSS_DELAY_EXITS);
 		return o;
 	}
+	if (!s->decided && a->now_us - s->last_ack_us > SUSS_HYSTART_ACK_DELTA_US)
+		s->train_broken = 1;
+	s->last_ack_us = a->now_us;
 	if (s->round >= 2 && !s->decided && !suss_seq_after(s->blue_end_seq, a->snd_una))
 		suss_decide(s, a, &o);
 	return o;

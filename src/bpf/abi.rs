@@ -183,7 +183,7 @@ pub struct Counter {
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
 /// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
-pub const COUNTERS_VERSION: u64 = 6;
+pub const COUNTERS_VERSION: u64 = 7;
 /// The slot that holds it.
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
@@ -223,6 +223,9 @@ pub const COUNTER_HISTORY: &[(u64, CounterLayout)] = &[(
 ), (
     5,
     CounterLayout::TodaysFirst(50), // ... "fast_open"
+), (
+    6,
+    CounterLayout::TodaysFirst(51), // ... "prefix_hits"
 )];
 
 /// An earlier release's stateful counter layout: its names whole, or (for releases
@@ -270,7 +273,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "reject_siblings" = "HS_REJECT_SIBLINGS", "inits_late" = "HS_INITS_LATE",
     "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
     "armed" = "HS_ARMED", "no_jump_needed" = "HS_NO_JUMP_NEEDED", "restarts" = "HS_RESTARTS",
-    "fast_open" = "HS_FAST_OPEN", "prefix_hits" = "HS_PREFIX_HITS",
+    "fast_open" = "HS_FAST_OPEN", "prefix_hits" = "HS_PREFIX_HITS", "suss_starts" = "HS_SUSS_STARTS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -287,6 +290,7 @@ pub const SUSS_COUNTERS: &[Counter] = counters![
     "normal_rounds" = "HS_SUSS_NORMAL_ROUNDS", "train_exits" = "HS_SUSS_TRAIN_EXITS",
     "delay_exits" = "HS_SUSS_DELAY_EXITS", "loss_stops" = "HS_SUSS_LOSS_STOPS",
     "hooks_missed" = "HS_SUSS_HOOKS_MISSED", "inits_late" = "HS_SUSS_INITS_LATE",
+    "rwnd_stops" = "HS_SUSS_RWND_STOPS",
 ];
 
 /// A congestion control of ours: its name (the struct_ops map and the kernel's name
@@ -357,7 +361,7 @@ pub const LAB_KNOBS: &[Knob] = &[
     Knob { name: "freeze", kind: KnobKind::Switch, default: OFF, doc: "never overwrite an entry (the paper's S-Cubic*)" },
     Knob { name: "bw_scale_pct", kind: KnobKind::Number { min: 1, max: 1000, unit: "%" }, default: 100, doc: "cached rate x pct/100 at the start: the estimation-error experiment" },
     Knob { name: "rtt_scale_pct", kind: KnobKind::Number { min: 10, max: 2000, unit: "%" }, default: 100, doc: "cached min RTT x pct/100 at the start: the RTT-mismatch experiment" },
-    Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss)" },
+    Knob { name: "suss", kind: KnobKind::Switch, default: ON, doc: "SUSS's accelerated rounds (suss, s_cubic's first contacts)" },
     Knob { name: "suss_k_max", kind: KnobKind::Number { min: 1, max: 4, unit: "" }, default: 1, doc: "SUSS Appendix A: growth up to 2^(k+1) per round" },
     Knob { name: "gcbe_min_span_us", kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "us" }, default: 1000, doc: "GCBE's noise floor (0: table tests whose short flows must all store)" },
     Knob { name: "min_jump_pkts", kind: KnobKind::Number { min: 0, max: 1_000_000, unit: "packets" }, default: 40, doc: "s_cubic's smallest jump (0: every entry is jumped to)" },
@@ -999,7 +1003,7 @@ mod tests {
         assert_eq!(*v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
         let last = last.names();
         let added: Vec<&str> = STATEFUL_COUNTERS.iter().map(|c| c.name).filter(|n| !last.contains(n)).collect();
-        assert_eq!(added, ["prefix_hits"], "v6 added prefix_hits and nothing else");
+        assert_eq!(added, ["suss_starts"], "v7 added suss_starts and nothing else");
         // v3 was v2 without reject_busy; v4 v3 with restarts.
         let v2 = COUNTER_HISTORY[1].1.names();
         let v3 = COUNTER_HISTORY[2].1.names();

@@ -91,20 +91,162 @@ static struct hs_rwnd_grant *grant_of(struct host_conn *c)
 
 static struct host_conn a, b;
 
-static void test_cold_flow_is_the_kernels(void)
+static __u64 suss_counter(__u32 what)
 {
+	__u32 idx = HS_CC_SUSS * HS_COUNTERS_PER_CC + what;
+	__u64 *v = bpf_map_lookup_elem(&hs_counters, &idx);
+
+	return v ? *v : 0;
+}
+
+static void set_lab(struct hs_lab_config l)
+{
+	__u32 zero = 0;
+
+	bpf_map_update_elem(&hs_lab_config, &zero, &l, BPF_ANY);
+}
+
+/* Acknowledges everything, two packets an ACK; *max_cwnd and *max_field get the largest
+ * cwnd and grant field seen on the way, *max_growth_pct the most cwnd grew from one round
+ * trip to the next, in percent. */
+static void ack_all_watching(struct host_conn *c, __u32 *max_cwnd, __u32 *max_field, __u32 *max_growth_pct)
+{
+	__u32 round_end = c->tp.snd_nxt, round_cwnd = c->tp.snd_cwnd;
+
+	*max_cwnd = *max_field = *max_growth_pct = 0;
+	for (int guard = 0; c->count && guard < 1000000; guard++) {
+		struct hs_rwnd_grant *g;
+
+		host_ack(c, 2);
+		if (c->tp.snd_cwnd > *max_cwnd)
+			*max_cwnd = c->tp.snd_cwnd;
+		g = grant_of(c);
+		if (g && g->field > *max_field)
+			*max_field = g->field;
+		if (!hs_seq_before(c->tp.snd_una, round_end) && c->tp.snd_ssthresh == HOST_INFINITE_SSTHRESH) {
+			if (c->tp.snd_cwnd * 100 / round_cwnd > *max_growth_pct)
+				*max_growth_pct = c->tp.snd_cwnd * 100 / round_cwnd;
+			round_end = c->tp.snd_nxt;
+			round_cwnd = c->tp.snd_cwnd;
+		}
+	}
+}
+
+/* A first contact (no entry, no prefix): SUSS's slow start from IW, rounds above 2x,
+ * paced, with the receiver's window opened for them (a Linux receiver's own grows ~2x
+ * per round trip), never past HS_SUSS_RWND_LEAD times the receiver's own. */
+static void test_cold_flow_grows_as_suss_with_the_window_open(void)
+{
+	__u32 max_cwnd, max_field, growth;
+
 	fresh();
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	CHECK(a.tp.snd_cwnd == HOST_IW, "cwnd %u", a.tp.snd_cwnd);
-	host_write(&a, 1000000);
-	CHECK(a.tp.packets_out == HOST_IW, "sent %u", a.tp.packets_out);
+	host_write(&a, 4000000);
+	CHECK(a.tp.packets_out == HOST_IW, "IW in the first round: sent %u", a.tp.packets_out);
 	CHECK(counter(HS_MISSES) == 1 && counter(HS_JUMPS) == 0, "misses %llu", (unsigned long long)counter(HS_MISSES));
-	host_ack_all(&a);
+	CHECK(counter(HS_SUSS_STARTS) == 1 && !grant_of(&a), "SUSS started, no window opened before a round above 2x");
+	ack_all_watching(&a, &max_cwnd, &max_field, &growth);
+	CHECK(suss_counter(HS_SUSS_ACCELERATED_ROUNDS) >= 2 && suss_counter(HS_SUSS_RWND_STOPS) == 0,
+	      "accelerated rounds %llu past the receiver's 64 KB, receiver stops %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_ACCELERATED_ROUNDS), (unsigned long long)suss_counter(HS_SUSS_RWND_STOPS));
+	CHECK(growth >= 300, "a round grew %u %%", growth);
+	CHECK(max_field >= hs_grant_field(&a.tp, 4 * HOST_IW), "the window opened for a 4x round: field %u", max_field);
+	CHECK(grant_of(&a) && max_field <= HS_SUSS_RWND_LEAD * grant_of(&a)->peak, "the grant %u within %u x the receiver's own %u",
+	      max_field, HS_SUSS_RWND_LEAD, grant_of(&a) ? grant_of(&a)->peak : 0);
+	CHECK(host_sk(&a)->sk_pacing_status == SK_PACING_NONE, "pacing off after SUSS");
 	host_close(&a);
+	CHECK(!grant_of(&a), "the grant goes at release");
 	CHECK(counter(HS_STORES) == 1, "stores %llu", (unsigned long long)counter(HS_STORES));
 	CHECK(entry(PEER) && entry(PEER)->min_rtt_us >= RTT_US, "an entry with the path's RTT");
 	CHECK(entry(PEER) && entry(PEER)->bw_bytes_per_s >= BW_100M * 80 / 100 && entry(PEER)->bw_bytes_per_s <= BW_100M * 105 / 100,
 	      "the bottleneck's rate stored: %llu", entry(PEER) ? (unsigned long long)entry(PEER)->bw_bytes_per_s : 0ULL);
+}
+
+/* With the `suss` knob off, or the override off, the miss is the kernel's slow start
+ * (2x per round), or SUSS without the window opened, until the receiver's 64 KB. */
+static void test_cold_flow_without_suss_or_the_override(void)
+{
+	struct hs_lab_config lab = HS_LAB_DEFAULTS;
+	struct hs_config c = knobs();
+	__u32 max_cwnd, max_field, growth;
+
+	fresh();
+	lab.suss = 0;
+	set_lab(lab);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	ack_all_watching(&a, &max_cwnd, &max_field, &growth);
+	CHECK(counter(HS_SUSS_STARTS) == 0 && suss_counter(HS_SUSS_ACCELERATED_ROUNDS) == 0 && !max_field, "no SUSS, no window opened");
+	CHECK(growth <= 200, "the kernel's slow start: %u %%", growth);
+	host_close(&a);
+
+	fresh();
+	c.rwnd_override = 0;
+	set_knobs(c);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	ack_all_watching(&a, &max_cwnd, &max_field, &growth);
+	CHECK(suss_counter(HS_SUSS_ACCELERATED_ROUNDS) >= 1 && !max_field && !grant_of(&a), "SUSS without the override: %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_ACCELERATED_ROUNDS));
+	CHECK(suss_counter(HS_SUSS_RWND_STOPS) == 1, "stopped by the receiver's 64 KB: %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_RWND_STOPS));
+	host_close(&a);
+}
+
+/* The override for SUSS ends at the first sign of loss, and when the receiver falls
+ * behind (the tc program), which also stops SUSS; an ended grant is not opened again. */
+static void test_suss_window_ends_as_a_jumps_does(void)
+{
+	struct s_cubic_flow *f;
+
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	for (int i = 0; i < 200 && !(grant_of(&a) && grant_of(&a)->field); i++)
+		host_ack(&a, 2);
+	CHECK(grant_of(&a) && grant_of(&a)->field, "opened by a round above 2x");
+	host_lose(&a);
+	CHECK(grant_of(&a) && !grant_of(&a)->field, "a loss ends it");
+	f = flow_of(&a);
+	a.tp.snd_cwnd = 1000;
+	hs_suss_window(host_sk(&a), &f->start);
+	CHECK(!grant_of(&a)->field, "and it stays ended");
+	host_close(&a);
+
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	for (int i = 0; i < 200 && !(grant_of(&a) && grant_of(&a)->field); i++)
+		host_ack(&a, 2);
+	host_ack(&a, 2);    /* the tc program sees the receiver's window under the grant */
+	a.rcv_stalled = 1;
+	a.rcv_field = 100;  /* the reader falls behind: its window shrinks, the tc program ends the grant */
+	host_ack(&a, 2);
+	CHECK(grant_of(&a) && !grant_of(&a)->field, "ended by the shrinking window");
+	CHECK(suss_counter(HS_SUSS_RWND_STOPS) == 1 && !flow_of(&a)->suss.round.active, "and SUSS stopped: %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_RWND_STOPS));
+	f = flow_of(&a);
+	hs_suss_window(host_sk(&a), &f->start);
+	CHECK(!grant_of(&a)->field, "an ended grant is not reopened");
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(counter(HS_RWND_RECEIVER_BEHIND) == 1, "counted: %llu", (unsigned long long)counter(HS_RWND_RECEIVER_BEHIND));
+
+	/* A reader already behind in the first round (its window below its largest): no
+	 * window opened; SUSS stops when cwnd passes the receiver's window. */
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	a.rcv_stalled = 1;
+	a.rcv_field = 450;
+	for (int i = 0; i < 200; i++)
+		host_ack(&a, 2);
+	CHECK(!grant_of(&a), "no window opened for a receiver behind");
+	CHECK(suss_counter(HS_SUSS_RWND_STOPS) == 1, "SUSS stopped at its window: %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_RWND_STOPS));
+	host_ack_all(&a);
+	host_close(&a);
 }
 
 static void test_warm_flow_jumps_to_the_saved_bdp(void)
@@ -962,7 +1104,9 @@ static void test_a_first_contact_starts_from_its_agreeing_prefix(void)
 
 int main(void)
 {
-	test_cold_flow_is_the_kernels();
+	test_cold_flow_grows_as_suss_with_the_window_open();
+	test_cold_flow_without_suss_or_the_override();
+	test_suss_window_ends_as_a_jumps_does();
 	test_warm_flow_jumps_to_the_saved_bdp();
 	test_loss_in_unvalidated_retreats_and_deletes_the_entry();
 	test_rto_in_the_first_rtt_retreats();

@@ -16,6 +16,8 @@ struct sim {
 	__u64 now_us;
 	__u32 rtt_us, gap_us, extra_delay_us, extra_from_round;
 	__u32 cwnd, ssthresh, clamp;
+	__u32 rwnd;                      /* the receiver's window in packets (0: none) */
+	__u32 aggr_us;                   /* ACKs released together every aggr_us (0: as they come) */
 	__u32 sent, acked;               /* packets */
 	__u64 send_at[MAX_PKTS];         /* when packet k left the sender */
 	__u64 ack_at[MAX_PKTS];          /* when its ACK reaches the sender */
@@ -51,12 +53,14 @@ static void transmit_one(struct sim *m, __u64 t)
 	m->send_at[k] = t;
 	m->link_free_us = start + m->gap_us;
 	m->ack_at[k] = m->link_free_us + m->rtt_us + (m->s.round >= m->extra_from_round ? m->extra_delay_us : 0);
+	if (m->aggr_us)
+		m->ack_at[k] = (m->ack_at[k] + m->aggr_us - 1) / m->aggr_us * m->aggr_us;
 }
 
 /* Sends what the window allows now: back to back, or one packet at the pacing rate. */
 static void send_allowed(struct sim *m)
 {
-	while (m->sent - m->acked < m->cwnd && m->sent < MAX_PKTS) {
+	while (m->sent - m->acked < m->cwnd && (!m->rwnd || m->sent - m->acked < m->rwnd) && m->sent < MAX_PKTS) {
 		if (m->pacing) {
 			if (m->next_paced_us > m->now_us)
 				return;
@@ -115,6 +119,7 @@ static void run(struct sim *m, __u64 until_us, __u32 max_acks)
 		struct suss_ack a = {
 			.now_us = t, .snd_una = m->acked * MSS, .snd_nxt = m->sent * MSS, .mss = MSS,
 			.cwnd = m->cwnd, .cwnd_clamp = m->clamp, .rtt_us = (__u32)(t - m->send_at[m->acked - 1]),
+			.rwnd_limited = m->rwnd && m->rwnd < m->cwnd,
 		};
 		__u32 round = m->s.round;
 		struct suss_out o = suss_on_ack(&m->s, &a);
@@ -188,6 +193,43 @@ static void test_rising_delay_ends_slow_start(void)
 	CHECK(m.counts[HS_SUSS_TRAIN_EXITS] == 0, "the delay test fired first");
 }
 
+/* A receiver whose window stays at 44 packets (a Linux receiver's opening 64 KB, its
+ * reader stalled): once cwnd passes it the sender goes out as the ACKs come back, and
+ * each round's ACK train spans the round trip. That train measures the receiver, not
+ * the path: SUSS stops at once, with no exit of slow start, and gives the kernel's
+ * HyStart back at the next round. Decided on, the train test ended slow start there. */
+static void test_the_receivers_window_below_cwnd_ends_suss_not_slow_start(void)
+{
+	struct sim m;
+
+	sim_init(&m, 100000, 100, 1);
+	m.rwnd = 44;
+	run(&m, 800000, MAX_PKTS);
+	CHECK(m.counts[HS_SUSS_RWND_STOPS] == 1 && !m.s.active, "SUSS stopped by the receiver: %u",
+	      m.counts[HS_SUSS_RWND_STOPS]);
+	CHECK(m.exit_round == 0 && m.ssthresh == ~0U, "slow start goes on: exit round %u at cwnd %u", m.exit_round,
+	      m.exit_cwnd);
+	CHECK(m.grows == 1 && m.grow_cwnd[0] == 40, "only round 2, below the window, grew 4x: %u", m.grows);
+	CHECK(m.hystart_found == 0 && !m.pacing, "HyStart back, no pacing");
+}
+
+/* ACKs released every 8 ms (Wi-Fi, LTE uplinks) on a 30 ms path of 300 packets: a
+ * round's blue ACKs arrive in bursts with gaps between them, which is no ACK train
+ * (the kernel's HyStart counts only ACKs within 2 ms of each other). Read as a train,
+ * it ended slow start at cwnd 198; SUSS hands over to HyStart instead. */
+static void test_aggregated_acks_are_no_train(void)
+{
+	struct sim m;
+
+	sim_init(&m, 30000, 100, 1);
+	m.aggr_us = 8000;
+	run(&m, 2000000, MAX_PKTS);
+	CHECK(m.counts[HS_SUSS_TRAIN_EXITS] == 0 && m.ssthresh == ~0U, "no train exit behind aggregation: round %u at cwnd %u",
+	      m.exit_round, m.exit_cwnd);
+	CHECK(m.counts[HS_SUSS_NORMAL_ROUNDS] == 1 && m.counts[HS_SUSS_ACCELERATED_ROUNDS] >= 1 && !m.s.active,
+	      "accelerated, then handed over: %u", m.counts[HS_SUSS_ACCELERATED_ROUNDS]);
+}
+
 static void test_k_max_2_allows_8x(void)
 {
 	/* Appendix A: with k_max = 2 and a train within minRTT/8, G = 8. */
@@ -238,6 +280,8 @@ int main(void)
 	test_fast_path_grows_4x_until_the_train_says_stop();
 	test_slow_path_hands_over_to_hystart();
 	test_rising_delay_ends_slow_start();
+	test_the_receivers_window_below_cwnd_ends_suss_not_slow_start();
+	test_aggregated_acks_are_no_train();
 	test_k_max_2_allows_8x();
 	test_a_cwnd_reduction_stops_suss_for_good();
 	test_ssthresh_recalculation_turns_suss_off();

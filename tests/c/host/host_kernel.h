@@ -58,6 +58,8 @@ struct host_conn {
 	__u32 head, count;          /* packets outstanding, oldest first */
 	__u64 delivered_us;         /* when tp->delivered last grew */
 	int tx_starts;              /* CA_EVENT_TX_START given */
+	__u16 rcv_field;            /* the window field the receiver writes (host_open: ~64 KB) */
+	int rcv_stalled;            /* its reader stopped: the field stays as set */
 };
 
 static inline __u64 host_now_us(void)
@@ -269,9 +271,11 @@ static inline void host_open_with_uid(struct host_conn *c, const struct tcp_cong
 	tp->mss_cache = HOST_MSS;
 	tp->snd_cwnd = HOST_IW;
 	tp->snd_ssthresh = HOST_INFINITE_SSTHRESH;
+	tp->snd_cwnd_clamp = ~0U;
 	tp->srtt_us = rtt_us << 3;
 	tp->snd_una = tp->snd_nxt = tp->write_seq = tp->high_seq = 1;
-	tp->snd_wnd = 65535;
+	c->rcv_field = 65535 >> 7;
+	tp->snd_wnd = tp->max_window = (__u32)c->rcv_field << 7;
 	tp->rx_opt.sack_ok = 1;
 	tp->rx_opt.snd_wscale = 7;
 	tp->tcp_mstamp = host_now_us();
@@ -328,6 +332,18 @@ static inline __u32 host_unsent(const struct host_conn *c)
  * path RTT after the newest of them was sent. Then the kernel's ACK path: RTT and
  * rate samples, pkts_acked, the state machine's exits, cong_avoid (or the cwnd
  * reduction), the pacing rate, and the sender. */
+/* The window field of an ACK as the sender reads it: the receiver's, through the
+ * window override's decision (rwnd.bpf.c: lib/rwnd_grant.h) when the flow has a grant. */
+static inline __u16 host_ack_window(struct host_conn *c)
+{
+	struct hs_flow_key k = {};
+	struct hs_rwnd_grant *g;
+
+	hs_flow_key_of(host_sk(c), &k);
+	g = bpf_map_lookup_elem(&hs_rwnd, &k);
+	return g ? hs_rwnd_grant_apply(g, c->rcv_field) : c->rcv_field;
+}
+
 static inline void host_ack(struct host_conn *c, __u32 n)
 {
 	struct tcp_sock *tp = &c->tp;
@@ -361,6 +377,13 @@ static inline void host_ack(struct host_conn *c, __u32 n)
 	c->head = (c->head + n) % HOST_MAX_OUT;
 	c->count -= n;
 	tp->srtt_us += rtt - (tp->srtt_us >> 3);
+	/* A reader that keeps up: the window grows by what arrived (tcp_grow_window), so
+	 * about 2x per round trip at slow start's pace. */
+	if (!c->rcv_stalled && c->rcv_field < 0xffff)
+		c->rcv_field = c->rcv_field + ((bytes >> tp->rx_opt.snd_wscale) < 0xffffU - c->rcv_field ? (bytes >> tp->rx_opt.snd_wscale) : 0xffffU - c->rcv_field);
+	tp->snd_wnd = (__u32)host_ack_window(c) << tp->rx_opt.snd_wscale;  /* tcp_ack_update_window(), before pkts_acked */
+	if (tp->snd_wnd > tp->max_window)
+		tp->max_window = tp->snd_wnd;
 	sample.rtt_us = rtt;
 	((host_pkts_acked_fn)c->ops->pkts_acked)(sk, &sample);
 	if (state >= TCP_CA_CWR && !hs_seq_before(tp->snd_una, tp->high_seq)) {

@@ -87,9 +87,9 @@ struct tcp_options_received {
 
 struct tcp_sock {
 	struct inet_connection_sock inet_conn;
-	__u32 snd_cwnd, snd_ssthresh, prior_cwnd, max_packets_out;
+	__u32 snd_cwnd, snd_ssthresh, prior_cwnd, max_packets_out, snd_cwnd_clamp;
 	__u32 srtt_us, mss_cache;
-	__u32 snd_una, snd_nxt, write_seq, high_seq, snd_wnd;
+	__u32 snd_una, snd_nxt, write_seq, high_seq, snd_wnd, max_window;
 	__u32 packets_out, sacked_out, lost_out, retrans_out, total_retrans;
 	__u32 segs_out, data_segs_out, delivered;
 	__u32 rate_delivered, rate_interval_us;
