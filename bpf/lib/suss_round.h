@@ -29,7 +29,8 @@
 #define SUSS_HYSTART_DELAY_MIN_US 4000U   /* 4 ms */
 #define SUSS_HYSTART_DELAY_MAX_US 16000U  /* 16 ms */
 #define SUSS_HYSTART_LOW_WINDOW 16        /* no exit below this cwnd (tcp_cubic.c) */
-#define SUSS_HYSTART_ACK_DELTA_US 2000U   /* ACKs further apart are no train (tcp_cubic.c) */
+#define SUSS_HYSTART_ACK_DELTA_US 2000U   /* ACKs further apart are no train (tcp_cubic.c) ... */
+#define SUSS_TRAIN_GAP_FACTOR 4           /* ... unless the round's ACKs all come that far apart */
 
 struct suss_state {
 	__u64 round_start_us;   /* t_i^s */
@@ -48,9 +49,11 @@ struct suss_state {
 	__u8 decided;           /* G_i computed in this round */
 	__u8 pacing;            /* a pacing period is running */
 	__u8 release_hystart;   /* give HyStart back to the kernel at the next round */
-	__u8 train_broken;      /* two of this round's blue ACKs came more than the ACK delta apart */
+	__u8 train_broken;      /* a gap among this round's blue ACKs: no ACK train */
 	__u8 pad[3];
 	__u64 last_ack_us;      /* this round's last ACK */
+	__u32 acks;             /* this round's ACKs so far */
+	__u32 pad2;
 };
 
 /* What one ACK needs of the socket. */
@@ -136,6 +139,7 @@ HS_INLINE void suss_maybe_new_round(struct suss_state *s, const struct suss_ack 
 	s->round_first_seq = a->snd_nxt;
 	s->round_start_us = s->last_ack_us = a->now_us;
 	s->train_broken = 0;
+	s->acks = 0;
 	s->round++;
 	s->decided = 0;
 	s->blue_now = 0;
@@ -170,6 +174,23 @@ HS_INLINE int suss_delay_exit(struct suss_state *s, const struct suss_ack *a)
 	eta = eta < SUSS_HYSTART_DELAY_MIN_US ? SUSS_HYSTART_DELAY_MIN_US : eta;
 	eta = eta > SUSS_HYSTART_DELAY_MAX_US ? SUSS_HYSTART_DELAY_MAX_US : eta;
 	return s->mo_rtt_us > s->min_rtt_us + eta;
+}
+
+/* A gap in the round's ACK train: more than the kernel HyStart's ACK delta (2 ms) and
+ * more than SUSS_TRAIN_GAP_FACTOR times the round's mean spacing so far. ACKs a link
+ * releases in bursts (Wi-Fi, LTE uplinks) come with such gaps; a slow link spaces all
+ * its ACKs evenly, 2.4 ms apart at 10 Mbit/s, and that is a train (the absolute 2 ms
+ * alone took the train exit from a 10 Mbit/s path with a 0.5-BDP buffer: 5-7x cubic's
+ * retransmissions; RESULTS.md, SUSS on a miss). */
+HS_INLINE int suss_train_gap(const struct suss_state *s, __u64 now_us)
+{
+	__u64 gap = now_us - s->last_ack_us;
+
+	if (gap <= SUSS_HYSTART_ACK_DELTA_US)
+		return 0;
+	if (s->acks < 2)
+		return 0;  /* no spacing to compare with yet */
+	return gap * (s->acks - 1) > SUSS_TRAIN_GAP_FACTOR * (s->last_ack_us - s->round_start_us);
 }
 
 /* The last blue ACK of round i: predict the next round and size this one (eq. 1). */
@@ -244,8 +265,9 @@ HS_INLINE struct suss_out suss_on_ack(struct suss_state *s, const struct suss_ac
 		suss_exit(s, &o, HS_SUSS_DELAY_EXITS);
 		return o;
 	}
-	if (!s->decided && a->now_us - s->last_ack_us > SUSS_HYSTART_ACK_DELTA_US)
+	if (!s->decided && suss_train_gap(s, a->now_us))
 		s->train_broken = 1;
+	s->acks++;
 	s->last_ack_us = a->now_us;
 	if (s->round >= 2 && !s->decided && !suss_seq_after(s->blue_end_seq, a->snd_una))
 		suss_decide(s, a, &o);

@@ -230,6 +230,19 @@ static void test_aggregated_acks_are_no_train(void)
 	      "accelerated, then handed over: %u", m.counts[HS_SUSS_ACCELERATED_ROUNDS]);
 }
 
+/* A slow link spaces its ACKs evenly, 2.5 ms apart here (over the kernel HyStart's
+ * 2 ms delta): that is an ACK train, and it ends slow start near the BDP (40 packets
+ * at 100 ms) before the queue overflows. */
+static void test_evenly_spaced_slow_acks_are_a_train(void)
+{
+	struct sim m;
+
+	sim_init(&m, 100000, 2500, 1);
+	run(&m, 2000000, MAX_PKTS);
+	CHECK(m.counts[HS_SUSS_TRAIN_EXITS] == 1 && m.exit_cwnd <= 2 * 40, "train exit at cwnd %u (round %u)", m.exit_cwnd,
+	      m.exit_round);
+}
+
 static void test_k_max_2_allows_8x(void)
 {
 	/* Appendix A: with k_max = 2 and a train within minRTT/8, G = 8. */
@@ -282,6 +295,7 @@ int main(void)
 	test_rising_delay_ends_slow_start();
 	test_the_receivers_window_below_cwnd_ends_suss_not_slow_start();
 	test_aggregated_acks_are_no_train();
+	test_evenly_spaced_slow_acks_are_a_train();
 	test_k_max_2_allows_8x();
 	test_a_cwnd_reduction_stops_suss_for_good();
 	test_ssthresh_recalculation_turns_suss_off();
