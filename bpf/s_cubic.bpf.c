@@ -119,8 +119,10 @@ static __always_inline void start_flow(struct sock *sk)
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &lab, &s_cubic_policy);
-	if (flow->start.outcome == HS_MISSES && lab.startup && hs_suss_begin(sk, &flow->suss, &cfg, &lab))
+	if (flow->start.outcome == HS_MISSES && lab.startup && hs_suss_begin(sk, &flow->suss, &cfg, &lab)) {
 		hs_count(HS_CC_S_CUBIC, HS_SUSS_STARTS);
+		flow->suss.window = cfg.rwnd_override;  /* decided at init, as a jump's override */
+	}
 }
 
 SEC("struct_ops")
@@ -272,9 +274,9 @@ static __always_inline void suss_after_ack(struct sock *sk, struct s_cubic_flow 
 
 	if (!flow->suss.on)
 		return;
-	if (flow->suss.round.active)
+	if (flow->suss.window && flow->suss.round.active)
 		cap = hs_suss_window(sk, &flow->start);
-	if (hs_suss_on_ack(sk, &flow->suss, sample, cap))
+	if (hs_suss_on_ack(sk, &flow->suss, sample, cap) && flow->suss.window)
 		hs_suss_window(sk, &flow->start);
 }
 

@@ -184,8 +184,9 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
 	hs_mark_field(sk, st, hs_grant_field(hs_tcp_sk(sk), cwnd));
 }
 
-/* SUSS on a true miss (s_cubic): the receive window for rounds above 2x. A Linux
- * receiver's own window grows ~2x per RTT and caps a 4x round; the grant follows cwnd
+/* SUSS on a true miss (s_cubic, where rwnd_override was on at init): the receive
+ * window for rounds above 2x, called on each ACK while SUSS decides and after it grows
+ * cwnd. A Linux receiver's own window grows ~2x per RTT and caps a 4x round; the grant follows cwnd
  * (twice it, for the next round's clocked growth) up to HS_SUSS_RWND_LEAD times the
  * receiver's own window (its largest so far), and SUSS grows no further than that
  * (hs_suss_window's return). A jump's rules hold: the first sign of loss ends it
@@ -194,17 +195,15 @@ static __always_inline void hs_mark(struct sock *sk, struct hs_start *st, __u32 
  * would not fit the receiver's window, and only for a receiver whose window is at its
  * largest (to a segment's rounding): a reader that stalls shrinks it from the first
  * round on, and what the override let past it was discarded. A grant the tc program
- * watches is raised in place: rewriting it would forget what it saw. */
-/* Call on each ACK while SUSS decides, and after it grows cwnd. Returns the largest
- * cwnd (packets) the window will cover: ~0U without an override to bound. */
+ * watches is raised in place: rewriting it would forget what it saw. Returns the
+ * largest cwnd (packets) the window will cover: ~0U without an override to bound. */
 static __always_inline __u32 hs_suss_window(struct sock *sk, struct hs_start *st)
 {
-	struct hs_config cfg = hs_get_config();
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	struct hs_rwnd_grant *g = 0;
 	__u32 own, lead, want;
 
-	if (!cfg.rwnd_override || cfg.mode != HS_MODE_ON || !tp->mss_cache)
+	if (!tp->mss_cache)
 		return ~0U;
 	if (st->rwnd_watched) {
 		g = st->rwnd_marked ? bpf_map_lookup_elem(&hs_rwnd, &st->key) : 0;
@@ -216,10 +215,8 @@ static __always_inline __u32 hs_suss_window(struct sock *sk, struct hs_start *st
 	own = g && g->peak ? g->peak : tp->snd_wnd >> tp->rx_opt.snd_wscale;
 	lead = own * HS_SUSS_RWND_LEAD;
 	want = hs_grant_field(tp, tp->snd_cwnd);
-	if (want > lead)
+	if (want > lead)  /* hs_grant_field's is at most 0xffff already */
 		want = lead;
-	if (want > 0xffff)
-		want = 0xffff;
 	if (g) {
 		if (want > g->field)
 			g->field = want;

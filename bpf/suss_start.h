@@ -13,6 +13,7 @@ struct hs_suss {
 	struct suss_state round;    /* the round state machine */
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before a pacing period capped it */
 	__u8 on;                    /* SUSS started on this flow (its state is live) */
+	__u8 window;                /* s_cubic: the override opens for its rounds (rwnd_override at init) */
 };
 
 static __always_inline struct bictcp *hs_cubic_of(struct sock *sk)
