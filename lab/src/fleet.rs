@@ -524,12 +524,7 @@ pub fn agent_bench(rates: &[u32], peers: u32, seconds: f64, out: &crate::run::Ou
         eprintln!("lab: {rate} events/s: agent {:.1} % of a core, {:.0} Redis writes/s", row.agent_cpu_pct, row.redis_writes_per_s);
         rows.push(row);
     }
-    let mut jsonl = String::new();
-    for r in &rows {
-        jsonl.push_str(&serde_json::to_string(r)?);
-        jsonl.push('\n');
-    }
-    std::fs::write(dir.join("agent-bench.jsonl"), jsonl)?;
+    std::fs::write(dir.join("agent-bench.jsonl"), crate::report::jsonl(&rows)?)?;
     let mut t = comfy_table::Table::new();
     t.set_header(["events/s", "peers", "written", "ring refused", "agent read", "agent CPU % of a core", "Redis writes/s", "published", "unchanged", "dropped"]);
     for r in &rows {

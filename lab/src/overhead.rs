@@ -171,12 +171,7 @@ pub fn run_and_report(cc: &[String], bytes: &str, reps: u32, out: &Output) -> Re
     crate::run::load_headstart_ccs(cc.iter().map(String::as_str))?;
     let dir = out.prepare("overhead")?;
     let rows = run(cc, bytes, reps, Interrupt::install()?)?;
-    let mut jsonl = String::new();
-    for r in &rows {
-        jsonl.push_str(&serde_json::to_string(r)?);
-        jsonl.push('\n');
-    }
-    std::fs::write(dir.join("overhead.jsonl"), jsonl)?;
+    std::fs::write(dir.join("overhead.jsonl"), crate::report::jsonl(&rows)?)?;
     let mut t = comfy_table::Table::new();
     t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
     t.set_header(vec!["cc", "runs", "throughput Gbit/s (median, min–max)", "CPU s/GB (median, min–max)", "CPU vs first", "BPF ns/call", "BPF ns/ACK"]);

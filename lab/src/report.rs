@@ -18,14 +18,19 @@ pub const CWND_CSV: &str = "cwnd.csv";
 pub const THROUGHPUT_CSV: &str = "throughput.csv";
 pub const SUMMARY_TXT: &str = "summary.txt";
 
+/// Rows as JSON lines, one object per line.
+pub fn jsonl<T: serde::Serialize>(rows: &[T]) -> Result<String> {
+    let mut out = String::new();
+    for r in rows {
+        out.push_str(&serde_json::to_string(r)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut jsonl = String::new();
-    for r in &res.rows {
-        jsonl.push_str(&serde_json::to_string(r)?);
-        jsonl.push('\n');
-    }
-    write_file(dir, FLOWS_JSONL, &jsonl)?;
+    write_file(dir, FLOWS_JSONL, &jsonl(&res.rows)?)?;
     write_file(dir, FLOWS_CSV, &rows_csv(&res.rows)?)?;
     let meta = serde_json::json!({
         "experiment": exp.text,
