@@ -44,6 +44,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             uplink_loss: None,
             ack_aggregation: None,
             aggregation: None,
+            ..Default::default()
         };
         let resolved = link.resolve()?;
         let bps = resolved.capacity_bps;
@@ -55,6 +56,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             link,
             workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0 }], bin: "100ms".into() },
             sample: None,
+            packet_series: false,
             seed: None,
             http: false,
             app: None,

@@ -2,6 +2,7 @@
 //! FILE`) or built from command-line flags (`headstart lab sweep ...`); either way it is
 //! validated completely before anything is created.
 
+use crate::emulator::aqm::Aqm;
 use crate::emulator::model::{DirectionConfig, LinkRate, Trace};
 use headstart::units::{self, BufferSpec};
 use anyhow::{bail, ensure, Context, Result};
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The link as written by the user.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkText {
     /// Bottleneck rate (constant link), e.g. "100mbit". Ignored for a trace's direction.
@@ -40,6 +41,28 @@ pub struct LinkText {
     /// The same on the downlink (data).
     #[serde(default)]
     pub aggregation: Option<String>,
+    /// The bottleneck's queue discipline: "droptail" (default), "red" (Floyd's
+    /// thresholds for the buffer), "codel" (RFC 8289's 5 ms / 100 ms).
+    #[serde(default)]
+    pub aqm: Option<String>,
+    /// The discipline marks ECN-capable packets instead of dropping them, and the
+    /// clients ask for ECN (net.ipv4.tcp_ecn=1).
+    #[serde(default)]
+    pub ecn: bool,
+    /// Each data packet's delay grows by a uniform draw up to this ("10ms"), order kept.
+    #[serde(default)]
+    pub jitter: Option<String>,
+    /// The uplink's one-way delay ("10ms"); the downlink gets the rest of `rtt`
+    /// (default: half each).
+    #[serde(default)]
+    pub uplink_delay: Option<String>,
+    /// The uplink's rate (default: the downlink's), e.g. "384kbit" for a cable modem.
+    #[serde(default)]
+    pub uplink_rate: Option<String>,
+    /// Per client (client i takes entry i mod n), its own round-trip time ≥ `rtt`: the
+    /// difference is a delay outside the bottleneck, so flows of different RTTs share it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_rtts: Vec<String>,
 }
 
 fn default_buffer() -> String {
@@ -58,6 +81,13 @@ pub struct Link {
     pub uplink_loss: f64,
     pub ack_aggregation_ns: u64,
     pub aggregation_ns: u64,
+    #[serde(skip)]
+    pub aqm: Aqm,
+    pub ecn: bool,
+    pub jitter_ns: u64,
+    pub up_delay_ns: u64,
+    /// Per client slot, the delay outside the bottleneck (see `LinkText::client_rtts`).
+    pub client_extra_ns: Vec<u64>,
     #[serde(skip)]
     pub down_rate: LinkRate,
     #[serde(skip)]
@@ -78,9 +108,10 @@ impl LinkText {
             (None, Some(rate)) => LinkRate::Constant { bits_per_sec: units::parse_rate(rate).context("--rate")? },
             (None, None) => bail!("the link needs a rate (e.g. --rate 100mbit) or a trace"),
         };
-        let up_rate = match &self.uplink_trace {
-            Some(path) => LinkRate::Trace(read_trace(path)?),
-            None => match (&self.rate, &down_rate) {
+        let up_rate = match (&self.uplink_trace, &self.uplink_rate) {
+            (Some(path), _) => LinkRate::Trace(read_trace(path)?),
+            (None, Some(rate)) => LinkRate::Constant { bits_per_sec: units::parse_rate(rate).context("--uplink-rate")? },
+            (None, None) => match (&self.rate, &down_rate) {
                 (Some(rate), _) => LinkRate::Constant { bits_per_sec: units::parse_rate(rate)? },
                 (None, r) => r.clone(),
             },
@@ -105,28 +136,72 @@ impl LinkText {
         };
         let ack_aggregation_ns = period(&self.ack_aggregation, "--ack-aggregation")?;
         let aggregation_ns = period(&self.aggregation, "--aggregation")?;
-        Ok(Link { text: self.clone(), capacity_bps, rtt_ns, buffer_bytes, loss, uplink_loss, ack_aggregation_ns, aggregation_ns, down_rate, up_rate })
+        let aqm = match self.aqm.as_deref().unwrap_or("droptail") {
+            "droptail" => Aqm::DropTail,
+            "red" => Aqm::red_for(buffer_bytes),
+            "codel" => Aqm::codel(),
+            other => bail!("aqm '{other}' is not one of droptail, red, codel"),
+        };
+        ensure!(!self.ecn || aqm != Aqm::DropTail, "ecn needs an aqm (red or codel) to mark");
+        let duration = |p: &Option<String>, what: &str| -> Result<Option<u64>> { p.as_deref().map(units::parse_duration_ns).transpose().context(what.to_string()) };
+        let jitter_ns = duration(&self.jitter, "--jitter")?.unwrap_or(0);
+        ensure!(jitter_ns <= 1_000_000_000, "jitter must be at most 1 s");
+        let up_delay_ns = match duration(&self.uplink_delay, "--uplink-delay")? {
+            Some(d) => {
+                ensure!(d < rtt_ns, "uplink_delay {} must be below the rtt {}", self.uplink_delay.as_deref().unwrap_or(""), self.rtt);
+                d
+            }
+            None => rtt_ns - rtt_ns / 2,
+        };
+        let mut client_extra_ns = Vec::new();
+        for r in &self.client_rtts {
+            let ns = units::parse_duration_ns(r).with_context(|| format!("client_rtts entry '{r}'"))?;
+            ensure!(ns >= rtt_ns, "client_rtts entry {r} is below the bottleneck's rtt {}", self.rtt);
+            client_extra_ns.push(ns - rtt_ns);
+        }
+        Ok(Link {
+            text: self.clone(),
+            capacity_bps,
+            rtt_ns,
+            buffer_bytes,
+            loss,
+            uplink_loss,
+            ack_aggregation_ns,
+            aggregation_ns,
+            aqm,
+            ecn: self.ecn,
+            jitter_ns,
+            up_delay_ns,
+            client_extra_ns,
+            down_rate,
+            up_rate,
+        })
     }
 }
 
 impl Link {
     pub fn directions(&self, seed: u64) -> (DirectionConfig, DirectionConfig) {
-        let one_way = self.rtt_ns / 2;
         let down = DirectionConfig {
             rate: self.down_rate.clone(),
-            delay_ns: one_way,
+            delay_ns: self.rtt_ns - self.up_delay_ns,
             buffer_bytes: self.buffer_bytes,
             loss: self.loss,
             seed,
             aggregation_ns: self.aggregation_ns,
+            aqm: self.aqm.clone(),
+            ecn: self.ecn,
+            jitter_ns: self.jitter_ns,
         };
         let up = DirectionConfig {
             rate: self.up_rate.clone(),
-            delay_ns: self.rtt_ns - one_way,
+            delay_ns: self.up_delay_ns,
             buffer_bytes: self.buffer_bytes,
             loss: self.uplink_loss,
             seed: seed ^ 0x5eed,
             aggregation_ns: self.ack_aggregation_ns,
+            aqm: Aqm::DropTail,
+            ecn: false,
+            jitter_ns: 0,
         };
         (down, up)
     }
@@ -150,6 +225,21 @@ impl Link {
         }
         if self.aggregation_ns > 0 {
             d.push_str(&format!(", downlink aggregation {} ms", self.aggregation_ns as f64 / 1e6));
+        }
+        if let Some(aqm) = self.text.aqm.as_deref().filter(|a| *a != "droptail") {
+            d.push_str(&format!(", {aqm}{}", if self.ecn { " with ECN" } else { "" }));
+        }
+        if self.jitter_ns > 0 {
+            d.push_str(&format!(", jitter up to {} ms", self.jitter_ns as f64 / 1e6));
+        }
+        if let Some(u) = &self.text.uplink_delay {
+            d.push_str(&format!(", uplink delay {u}"));
+        }
+        if let Some(u) = &self.text.uplink_rate {
+            d.push_str(&format!(", uplink {u}"));
+        }
+        if !self.text.client_rtts.is_empty() {
+            d.push_str(&format!(", client RTTs {}", self.text.client_rtts.join("/")));
         }
         d
     }
@@ -357,6 +447,10 @@ pub struct ExperimentText {
     /// Sample cwnd and pacing rate of every flow at this interval (e.g. "1ms").
     #[serde(default)]
     pub sample: Option<String>,
+    /// Record every data packet's time in the bottleneck (packets.csv) and every
+    /// retransmission reaching it (retransmissions.csv).
+    #[serde(default)]
+    pub packet_series: bool,
     #[serde(default)]
     pub seed: Option<u64>,
     /// Drive a real HTTP server and client (nginx, curl) instead of the lab's own
@@ -470,6 +564,7 @@ pub struct Experiment {
     pub link: Link,
     pub workload: Workload,
     pub sample_ns: Option<u64>,
+    pub packet_series: bool,
     /// The random loss seed: the experiment's, or a fresh one per run (run.json).
     pub seed: u64,
     pub http: bool,
@@ -723,6 +818,7 @@ impl ExperimentText {
             link,
             workload,
             sample_ns,
+            packet_series: self.packet_series,
             seed: self.seed.unwrap_or_else(fresh_seed),
             http: uses_http,
             tls: matches!(app, App::Https | App::Page | App::PageH2),
@@ -799,7 +895,7 @@ mod tests {
 
     #[test]
     fn link_validation() {
-        let mut l = LinkText { rate: Some("100mbit".into()), rtt: "50ms".into(), buffer: "1bdp".into(), loss: None, trace: None, uplink_trace: None, uplink_loss: None, ack_aggregation: None, aggregation: None };
+        let mut l = LinkText { rate: Some("100mbit".into()), rtt: "50ms".into(), buffer: "1bdp".into(), loss: None, trace: None, uplink_trace: None, uplink_loss: None, ack_aggregation: None, aggregation: None, ..Default::default() };
         let r = l.resolve().unwrap();
         assert_eq!(r.buffer_bytes, 625_000);
         l.buffer = "1000".into();

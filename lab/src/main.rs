@@ -45,9 +45,11 @@ fn lab(cmd: LabCommand) -> Result<()> {
                     uplink_loss: a.uplink_loss,
                     ack_aggregation: a.ack_aggregation,
                     aggregation: a.aggregation,
+                    ..Default::default()
                 },
                 workload: WorkloadText::Sweep { cc: a.cc, sizes: a.sizes, reps: a.reps, warm: a.warm, warm_size: a.warm_size, keep_table: a.keep_table, ipv6: a.ipv6 },
                 sample: a.sample,
+                packet_series: false,
                 seed: a.seed,
                 http: a.http,
                 app: a.app,

@@ -89,6 +89,11 @@ pub struct FlowRow {
     pub emulator_late_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
     pub drops_loss: Option<u64>,
+    /// Dropped by the bottleneck's RED or CoDel, and marked CE by it.
+    #[serde(default)]
+    pub drops_aqm: Option<u64>,
+    #[serde(default)]
+    pub marked_ce: Option<u64>,
     /// Segments the client dropped as beyond its window, counted per flow by the lab
     /// (bpf/lab_discards.bpf.c; their sum is the run's TcpExt BeyondWindow in all but
     /// one run seen): what a window override costs when a jump meets a loss.
@@ -199,6 +204,8 @@ impl FlowRow {
             emulator_late_max_ms: None,
             drops_buffer: None,
             drops_loss: None,
+            drops_aqm: None,
+            marked_ce: None,
             beyond_window: o.beyond_window.map(|d| d.beyond_edge + d.unread),
             beyond_window_unread: o.beyond_window.map(|d| d.unread),
             link_capacity_mbps: link.capacity_bps / 1e6,

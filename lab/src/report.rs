@@ -16,6 +16,8 @@ pub const FLOWS_CSV: &str = "flows.csv";
 pub const RUN_JSON: &str = "run.json";
 pub const CWND_CSV: &str = "cwnd.csv";
 pub const THROUGHPUT_CSV: &str = "throughput.csv";
+pub const PACKETS_CSV: &str = "packets.csv";
+pub const RETRANSMISSIONS_CSV: &str = "retransmissions.csv";
 pub const SUMMARY_TXT: &str = "summary.txt";
 
 /// Rows as JSON lines, one object per line.
@@ -62,6 +64,22 @@ pub fn write_all(dir: &Path, exp: &Experiment, res: &RunResult) -> Result<()> {
             }
         }
         write_file(dir, CWND_CSV, &csv)?;
+    }
+    if !res.packets.is_empty() {
+        let mut csv = String::from("row,cc,t_s,queue_ms\n");
+        for (i, pts) in &res.packets {
+            for (t, q) in pts {
+                writeln!(csv, "{i},{},{t:.6},{q:.3}", res.rows[*i].cc)?;
+            }
+        }
+        write_file(dir, PACKETS_CSV, &csv)?;
+        let mut csv = String::from("row,cc,t_s\n");
+        for (i, ts) in &res.retransmissions {
+            for t in ts {
+                writeln!(csv, "{i},{},{t:.6}", res.rows[*i].cc)?;
+            }
+        }
+        write_file(dir, RETRANSMISSIONS_CSV, &csv)?;
     }
     if !res.throughput_series.is_empty() {
         let mut csv = String::from("t_s,flow,cc,mbps,jain\n");

@@ -82,6 +82,12 @@ pub struct TestbedSpec {
     pub series_bin_ns: Option<u64>,
     /// Which copy of the link each client sits behind (empty: all share one).
     pub client_link: Vec<usize>,
+    /// Per client, a delay outside the bottleneck (empty: none).
+    pub client_extra_delay_ns: Vec<u64>,
+    /// Record every data packet's time in the bottleneck.
+    pub packet_series: bool,
+    /// The clients ask for ECN.
+    pub ecn: bool,
     /// Congestion controls served, one server port each (SERVER_PORT + i).
     pub server_ccs: Vec<String>,
     /// Sample cwnd and pacing of every flow at this interval.
@@ -161,13 +167,27 @@ impl Testbed {
         // Linux caches ssthresh and RTT per destination (tcp_metrics) and would carry
         // them from one measured flow to the next; the lab measures each flow on its own.
         sys::run("ip", &["netns", "exec", &topo.server.netns, "sysctl", "-qw", "net.ipv4.tcp_no_metrics_save=1"])?;
+        if spec.ecn {
+            for c in &topo.clients {
+                sys::run("ip", &["netns", "exec", &c.netns, "sysctl", "-qw", "net.ipv4.tcp_ecn=1"])?;
+            }
+        }
         // Each flow's row reads its start outcome by addresses and ports, which every
         // run numbers alike: none may be left from an earlier run.
         headstart::bpf::forget_outcomes_to(&[topo.server.addr(false), topo.server.addr(true)]).context("forgetting earlier runs' flow outcomes")?;
         let external_before = read_external(&topo)?;
         let origin = Instant::now();
         let emulator = Emulator::start(
-            EmulatorSpec { down: spec.down, up: spec.up, series_bin_ns: spec.series_bin_ns, cpu: cores.emulator, origin_ns: sys::mono_ns(), client_link: spec.client_link },
+            EmulatorSpec {
+                down: spec.down,
+                up: spec.up,
+                series_bin_ns: spec.series_bin_ns,
+                cpu: cores.emulator,
+                origin_ns: sys::mono_ns(),
+                client_link: spec.client_link,
+                client_extra_delay_ns: spec.client_extra_delay_ns,
+                packet_series: spec.packet_series,
+            },
             server_fd,
             (topo.server.v4, topo.server.v6),
             clients,

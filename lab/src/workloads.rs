@@ -22,6 +22,10 @@ pub struct RunResult {
     pub throughput_series: Vec<(f64, Vec<f64>, f64)>,
     /// Sampled (ms, cwnd, pacing bit/s) of measured flows, by row index.
     pub cwnd_series: HashMap<usize, Vec<crate::traffic::CwndSample>>,
+    /// With `packet_series`, by row index: (s since the start, ms in the bottleneck)
+    /// of every data packet, and the times (s) its retransmissions reached it.
+    pub packets: Vec<(usize, Vec<(f64, f64)>)>,
+    pub retransmissions: Vec<(usize, Vec<f64>)>,
     pub elapsed: Duration,
 }
 
@@ -88,6 +92,11 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
             Workload::Competing { bin_ns, .. } => Some(*bin_ns),
             _ => None,
         },
+        client_extra_delay_ns: (0..exp.workload.clients())
+            .map(|c| if exp.link.client_extra_ns.is_empty() { 0 } else { exp.link.client_extra_ns[c % exp.link.client_extra_ns.len()] })
+            .collect(),
+        packet_series: exp.packet_series,
+        ecn: exp.link.ecn,
         client_link: exp.workload.client_links(),
         rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| headstart::bpf::is_ours(c)),
         server_ccs,
@@ -262,6 +271,17 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             row.emulator_late_max_ms = Some(st.late_max_ns as f64 / 1e6);
             row.drops_buffer = Some(st.down_dropped_buffer);
             row.drops_loss = Some(st.down_dropped_loss);
+            row.drops_aqm = Some(st.down_dropped_aqm);
+            row.marked_ce = Some(st.down_marked_ce);
+        }
+    }
+    let (mut packets, mut retransmissions) = (Vec::new(), Vec::new());
+    if exp.packet_series {
+        for (i, key) in keys.iter().enumerate() {
+            if let Some(st) = report.flows.get(key) {
+                packets.push((i, st.packets.iter().map(|&(t, q)| (t as f64 / 1e9, q as f64 / 1e3)).collect()));
+                retransmissions.push((i, st.retransmissions_ns.iter().map(|&t| t as f64 / 1e9).collect()));
+            }
         }
     }
     if let Some(bin_ns) = competing_meta {
@@ -286,7 +306,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             throughput_series.push((b as f64 * bin_s, mbps, j));
         }
     }
-    Ok(RunResult { rows, accuracy: report.summary(), server_tcpext: report.server_tcpext.clone(), client_tcpext: report.client_tcpext.clone(), throughput_series, cwnd_series, elapsed: started.elapsed() })
+    Ok(RunResult { rows, accuracy: report.summary(), server_tcpext: report.server_tcpext.clone(), client_tcpext: report.client_tcpext.clone(), throughput_series, cwnd_series, packets, retransmissions, elapsed: started.elapsed() })
 }
 
 static EMPTY: Vec<u64> = Vec::new();

@@ -9,14 +9,17 @@
 //!      the same transmissions of the same flows and their flows can be compared pair by
 //!      pair (`offer_keyed`); others draw from the direction's random stream,
 //!   2. a drop-tail buffer of `buffer_bytes` (bytes waiting for or in transmission),
+//!      with, optionally, RED or CoDel before it (aqm.rs), dropping or (ECN) marking,
 //!   3. the link: a constant rate, or the delivery opportunities of a mahimahi trace,
-//!   4. a fixed one-way propagation delay,
+//!   4. a fixed one-way propagation delay, plus optional jitter (uniform, never
+//!      reordering: a packet is never delivered before the one ahead of it),
 //!   5. optionally, aggregation: deliveries held to the next multiple of N ms, so that
 //!      they arrive in bursts as over Wi-Fi (A-MPDU) or LTE (ACKs of a subframe).
 //! Because the link is FIFO and the delay constant, a packet's departure and delivery
 //! times are known the moment it is accepted; the model computes them then and keeps
 //! the packets in one FIFO ordered by delivery time.
 
+use super::aqm::{Aqm, AqmState, Decision};
 use std::collections::VecDeque;
 
 pub const NS_PER_SEC: u64 = 1_000_000_000;
@@ -110,14 +113,22 @@ pub struct DirectionConfig {
     pub seed: u64,
     /// Deliveries held to the next multiple of this many ns of the link's clock (0: none).
     pub aggregation_ns: u64,
+    pub aqm: Aqm,
+    /// The discipline marks ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// Each packet's delay grows by a uniform draw in [0, jitter_ns] (order kept).
+    pub jitter_ns: u64,
 }
 
 /// What happened to a packet offered to the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    Accepted { depart_ns: u64, deliver_ns: u64 },
+    /// `ce`: the discipline marked it Congestion Experienced.
+    Accepted { depart_ns: u64, deliver_ns: u64, ce: bool },
     DroppedLoss,
     DroppedBuffer,
+    /// Dropped by RED or CoDel.
+    DroppedAqm,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -147,6 +158,8 @@ pub struct DirectionCounters {
     pub delivered_bytes: u64,
     pub dropped_loss: u64,
     pub dropped_buffer: u64,
+    pub dropped_aqm: u64,
+    pub marked_ce: u64,
 }
 
 impl DirectionCounters {
@@ -159,6 +172,8 @@ impl DirectionCounters {
             delivered_bytes: self.delivered_bytes + o.delivered_bytes,
             dropped_loss: self.dropped_loss + o.dropped_loss,
             dropped_buffer: self.dropped_buffer + o.dropped_buffer,
+            dropped_aqm: self.dropped_aqm + o.dropped_aqm,
+            marked_ce: self.marked_ce + o.marked_ce,
         }
     }
 }
@@ -182,13 +197,24 @@ pub struct Direction<P> {
     rng: SplitMix64,
     /// A constant rate's fraction in force, in thousandths (`set_rate_permille`).
     rate_permille: u32,
+    aqm: AqmState,
+    /// Its own stream, so that jitter draws do not move the loss draws.
+    jitter_rng: SplitMix64,
+    last_depart_ns: u64,
+    last_deliver_ns: u64,
     pub counters: DirectionCounters,
 }
 
 impl<P: Copy> Direction<P> {
     pub fn new(config: DirectionConfig) -> Self {
         let rng = SplitMix64::new(config.seed);
+        let aqm = AqmState::new(config.aqm.clone(), config.ecn, config.seed);
+        let jitter_rng = SplitMix64::new(config.seed ^ 0x7177_E4);
         Direction {
+            aqm,
+            jitter_rng,
+            last_depart_ns: 0,
+            last_deliver_ns: 0,
             config,
             fifo: VecDeque::new(),
             first_queued: 0,
@@ -216,12 +242,13 @@ impl<P: Copy> Direction<P> {
 
     /// Offers a packet of `len` bytes arriving at `now_ns`.
     pub fn offer(&mut self, now_ns: u64, len: u32, payload: P) -> Verdict {
-        self.offer_keyed(now_ns, len, payload, None)
+        self.offer_keyed(now_ns, len, payload, None, false)
     }
 
     /// Offers a packet whose random loss, if it has a key, is decided by the key and the
-    /// seed alone: the same key is lost (or not) on every copy of the link.
-    pub fn offer_keyed(&mut self, now_ns: u64, len: u32, payload: P, loss_key: Option<u64>) -> Verdict {
+    /// seed alone: the same key is lost (or not) on every copy of the link. `ect`: the
+    /// packet is ECN-capable (the discipline may mark it instead of dropping it).
+    pub fn offer_keyed(&mut self, now_ns: u64, len: u32, payload: P, loss_key: Option<u64>, ect: bool) -> Verdict {
         self.counters.offered += 1;
         let lost = self.config.loss > 0.0
             && match loss_key {
@@ -237,16 +264,48 @@ impl<P: Copy> Direction<P> {
             self.counters.dropped_buffer += 1;
             return Verdict::DroppedBuffer;
         }
+        if self.queued_bytes == 0 {
+            self.aqm.queue_emptied(self.last_depart_ns);
+        }
+        let link_before = (self.link_free_ns, self.trace_opportunity, self.trace_bytes_left);
         let depart_ns = self.schedule_departure(now_ns, len as u64);
-        // Rounding up keeps deliveries in departure order: the FIFO stays sorted.
-        let deliver_ns = match self.config.aggregation_ns {
-            0 => depart_ns + self.config.delay_ns,
-            a => (depart_ns + self.config.delay_ns).div_ceil(a) * a,
+        let ce = match self.aqm.decide(now_ns, depart_ns, self.queued_bytes, self.tx_ns_per_mtu(), ect) {
+            Decision::Pass => false,
+            Decision::Mark => true,
+            Decision::Drop => {
+                // It never takes the link: the packets after it leave as if it never came.
+                (self.link_free_ns, self.trace_opportunity, self.trace_bytes_left) = link_before;
+                self.counters.dropped_aqm += 1;
+                return Verdict::DroppedAqm;
+            }
         };
+        let jitter_ns = match self.config.jitter_ns {
+            0 => 0,
+            j => (self.jitter_rng.next_f64() * (j + 1) as f64) as u64,
+        };
+        // Rounding up keeps deliveries in departure order, and so does never delivering
+        // before the packet ahead: the FIFO stays sorted.
+        let deliver_ns = match self.config.aggregation_ns {
+            0 => depart_ns + self.config.delay_ns + jitter_ns,
+            a => (depart_ns + self.config.delay_ns + jitter_ns).div_ceil(a) * a,
+        }
+        .max(self.last_deliver_ns);
+        self.last_depart_ns = depart_ns;
+        self.last_deliver_ns = deliver_ns;
         self.queued_bytes += len as u64;
         self.fifo.push_back(InFlight { payload, len, arrive_ns: now_ns, depart_ns, deliver_ns });
         self.counters.accepted += 1;
-        Verdict::Accepted { depart_ns, deliver_ns }
+        self.counters.marked_ce += u64::from(ce);
+        Verdict::Accepted { depart_ns, deliver_ns, ce }
+    }
+
+    /// How long an MTU takes on the link (a trace: at its average rate).
+    fn tx_ns_per_mtu(&self) -> u64 {
+        let bits_per_sec = match &self.config.rate {
+            LinkRate::Constant { bits_per_sec } => *bits_per_sec as f64 * self.rate_permille as f64 / 1000.0,
+            LinkRate::Trace(t) => t.average_bits_per_sec(),
+        };
+        (1500.0 * 8.0 * NS_PER_SEC as f64 / bits_per_sec.max(1.0)) as u64
     }
 
     /// When the next packet is due for delivery, if any.
@@ -326,6 +385,37 @@ impl<P: Copy> Direction<P> {
     }
 }
 
+/// A constant delay outside the bottleneck (one client's own access path, so that flows
+/// sharing the bottleneck have different round-trip times): packets come out in the
+/// order they went in, `delay_ns` after they were due at its entrance.
+pub struct DelayLine<P> {
+    delay_ns: u64,
+    queue: VecDeque<(u64, P)>,
+}
+
+impl<P> DelayLine<P> {
+    pub fn new(delay_ns: u64) -> DelayLine<P> {
+        DelayLine { delay_ns, queue: VecDeque::new() }
+    }
+
+    /// A packet due at the entrance at `due_ns` (non-decreasing from call to call).
+    pub fn push(&mut self, due_ns: u64, payload: P) {
+        let out = (due_ns + self.delay_ns).max(self.queue.back().map_or(0, |b| b.0));
+        self.queue.push_back((out, payload));
+    }
+
+    pub fn next_due_ns(&self) -> Option<u64> {
+        self.queue.front().map(|p| p.0)
+    }
+
+    pub fn pop_due(&mut self, now_ns: u64) -> Option<(u64, P)> {
+        if self.queue.front()?.0 > now_ns {
+            return None;
+        }
+        self.queue.pop_front()
+    }
+}
+
 /// SplitMix64's output function: a 64-bit mix in which every input bit moves every output bit.
 pub fn mix64(x: u64) -> u64 {
     let mut z = x;
@@ -372,6 +462,9 @@ mod tests {
             loss: 0.0,
             seed: 1,
             aggregation_ns: 0,
+            aqm: Aqm::DropTail,
+            ecn: false,
+            jitter_ns: 0,
         })
     }
 
@@ -383,12 +476,15 @@ mod tests {
             loss: 0.0,
             seed: 1,
             aggregation_ns: 0,
+            aqm: Aqm::DropTail,
+            ecn: false,
+            jitter_ns: 0,
         })
     }
 
     fn accepted(v: Verdict) -> (u64, u64) {
         match v {
-            Verdict::Accepted { depart_ns, deliver_ns } => (depart_ns, deliver_ns),
+            Verdict::Accepted { depart_ns, deliver_ns, .. } => (depart_ns, deliver_ns),
             other => panic!("expected acceptance, got {other:?}"),
         }
     }
@@ -489,6 +585,9 @@ mod tests {
                 loss: 0.01,
                 seed,
                 aggregation_ns: 0,
+                aqm: Aqm::DropTail,
+                ecn: false,
+                jitter_ns: 0,
             });
             let mut pattern = vec![];
             for i in 0..200_000u64 {
@@ -514,6 +613,9 @@ mod tests {
                 loss: 0.01,
                 seed: 7,
                 aggregation_ns: 0,
+                aqm: Aqm::DropTail,
+                ecn: false,
+                jitter_ns: 0,
             })
         };
         let (mut a, mut b) = (copy(), copy());
@@ -524,8 +626,8 @@ mod tests {
             if key % 3 == 0 {
                 let _ = b.offer(key * 1000, 100, 0);
             }
-            lost_a.push(a.offer_keyed(key * 1000, 100, 0, Some(key)) == Verdict::DroppedLoss);
-            lost_b.push(b.offer_keyed(key * 1000 + 17, 100, 0, Some(key)) == Verdict::DroppedLoss);
+            lost_a.push(a.offer_keyed(key * 1000, 100, 0, Some(key), false) == Verdict::DroppedLoss);
+            lost_b.push(b.offer_keyed(key * 1000 + 17, 100, 0, Some(key), false) == Verdict::DroppedLoss);
         }
         assert_eq!(lost_a, lost_b, "the same keys are lost on both copies");
         let n = lost_a.iter().filter(|l| **l).count();
@@ -536,7 +638,7 @@ mod tests {
         // Another seed, other losses.
         let mut c = copy();
         c.config.seed = 8;
-        let lost_c: Vec<bool> = (0..200_000u64).map(|k| c.offer_keyed(k * 1000, 100, 0, Some(k)) == Verdict::DroppedLoss).collect();
+        let lost_c: Vec<bool> = (0..200_000u64).map(|k| c.offer_keyed(k * 1000, 100, 0, Some(k), false) == Verdict::DroppedLoss).collect();
         assert_ne!(lost_a, lost_c);
     }
 
@@ -622,6 +724,9 @@ mod tests {
             loss: 0.0,
             seed: 0,
             aggregation_ns: 0,
+            aqm: Aqm::DropTail,
+            ecn: false,
+            jitter_ns: 0,
         });
         let mut last = 0;
         for i in 0..100_000u64 {
@@ -640,6 +745,9 @@ mod tests {
             loss: 0.0,
             seed: 0,
             aggregation_ns: 4 * MS,
+            aqm: Aqm::DropTail,
+            ecn: false,
+            jitter_ns: 0,
         });
         let mut delivers = vec![];
         for i in 0..10u32 {
@@ -657,5 +765,105 @@ mod tests {
             got.push(p.payload);
         }
         assert_eq!(got, [0, 1, 2, 3, 4], "a burst is released whole at its time");
+    }
+
+    fn with_aqm(aqm: Aqm, ecn: bool, jitter_ns: u64) -> Direction<u32> {
+        Direction::new(DirectionConfig {
+            rate: LinkRate::Constant { bits_per_sec: 10_000_000 },
+            delay_ns: 10 * MS,
+            buffer_bytes: 10_000_000,
+            loss: 0.0,
+            seed: 3,
+            aggregation_ns: 0,
+            aqm,
+            ecn,
+            jitter_ns,
+        })
+    }
+
+    #[test]
+    fn an_aqm_drop_takes_no_link_time_and_a_mark_keeps_the_packet() {
+        // CoDel on a standing 1.2 s queue (10 Mbit/s, 1000 packets at once).
+        let mut dropping = with_aqm(Aqm::codel(), false, 0);
+        let mut marking = with_aqm(Aqm::codel(), true, 0);
+        let (mut departs, mut ce) = (vec![], 0);
+        for i in 0..1000u32 {
+            let now = i as u64 * 100 * US;
+            match dropping.offer_keyed(now, 1500, i, None, true) {
+                Verdict::Accepted { depart_ns, .. } => departs.push(depart_ns),
+                Verdict::DroppedAqm => {}
+                v => panic!("{v:?}"),
+            }
+            if let Verdict::Accepted { ce: true, .. } = marking.offer_keyed(now, 1500, i, None, true) {
+                ce += 1;
+            }
+        }
+        let drops = dropping.counters.dropped_aqm;
+        assert!(drops > 0 && drops == 1000 - departs.len() as u64);
+        // Back to back with no gap where the dropped packets would have gone.
+        assert!(departs.windows(2).all(|w| w[1] - w[0] == 1200 * US), "departures spaced by one packet's time");
+        assert_eq!((marking.counters.dropped_aqm, marking.counters.marked_ce), (0, ce));
+        assert!(ce > 0);
+        // Not ECN-capable: the marking direction drops.
+        let mut not_ect = with_aqm(Aqm::codel(), true, 0);
+        for i in 0..1000u32 {
+            let _ = not_ect.offer_keyed(i as u64 * 100 * US, 1500, i, None, false);
+        }
+        assert!(not_ect.counters.dropped_aqm > 0 && not_ect.counters.marked_ce == 0);
+    }
+
+    #[test]
+    fn red_holds_the_average_queue_between_its_thresholds_where_drop_tail_fills_up() {
+        // 5 % overload for 60 s into a 1 MB buffer (10 Mbit/s: 800 ms of queue when full).
+        // RED's min/max for it are 166 667 / 500 000 bytes: 133 / 400 ms.
+        let run = |aqm: Aqm| {
+            let mut d = with_aqm(aqm, false, 0);
+            let (mut sum, mut n) = (0u64, 0u64);
+            let gap_ns = 1_200_000 * 100 / 105;
+            for i in 0..52_500u64 {
+                let now = i * gap_ns;
+                if let Verdict::Accepted { depart_ns, .. } = d.offer(now, 1500, 0) {
+                    if i > 40_000 {
+                        sum += depart_ns - now;
+                        n += 1;
+                    }
+                }
+                while d.pop_due(now).is_some() {}
+            }
+            sum / n / MS
+        };
+        let tail = run(Aqm::DropTail);
+        let red = run(Aqm::red_for(1_000_000));
+        assert!(tail > 750, "drop-tail mean queue {tail} ms");
+        assert!((133..400).contains(&red), "RED mean queue {red} ms");
+    }
+
+    #[test]
+    fn jitter_is_bounded_and_never_reorders() {
+        let mut d = with_aqm(Aqm::DropTail, false, 5 * MS);
+        let mut last = 0;
+        let mut extra = vec![];
+        for i in 0..5000u32 {
+            let now = i as u64 * 2 * MS;
+            let (depart, deliver) = accepted(d.offer(now, 1500, i));
+            assert!(deliver >= last);
+            last = deliver;
+            extra.push(deliver - depart - 10 * MS);
+        }
+        assert!(extra.iter().all(|&e| e <= 5 * MS));
+        let mean = extra.iter().sum::<u64>() as f64 / extra.len() as f64;
+        assert!((2.2e6..2.8e6).contains(&mean), "mean jitter {mean}");
+    }
+
+    #[test]
+    fn a_delay_line_adds_its_delay_in_order() {
+        let mut l = DelayLine::new(30 * MS);
+        l.push(MS, 'a');
+        l.push(2 * MS, 'b');
+        assert_eq!(l.next_due_ns(), Some(31 * MS));
+        assert_eq!(l.pop_due(30 * MS), None);
+        assert_eq!(l.pop_due(31 * MS), Some((31 * MS, 'a')));
+        assert_eq!(l.pop_due(40 * MS), Some((32 * MS, 'b')));
+        assert_eq!(l.pop_due(40 * MS), None);
     }
 }

@@ -11,7 +11,7 @@
 //! slack does not become delay error. Every delivery records its lateness against the
 //! model's schedule, so a run always says how faithful its link was.
 
-use super::model::{Direction, DirectionConfig, DirectionCounters, Verdict};
+use super::model::{DelayLine, Direction, DirectionConfig, DirectionCounters, Verdict};
 use super::stats::{EmulatorReport, FlowKey, FlowStats};
 use headstart::sys;
 use anyhow::{bail, Context, Result};
@@ -69,6 +69,11 @@ pub struct EmulatorSpec {
     pub origin_ns: u64,
     /// The copy of the link each client sits behind (empty: all share copy 0).
     pub client_link: Vec<usize>,
+    /// Per client, a delay outside the bottleneck on its downlink (empty: none): flows
+    /// of different round-trip times on one bottleneck.
+    pub client_extra_delay_ns: Vec<u64>,
+    /// Record every data packet's time in the bottleneck (`FlowStats::packets`).
+    pub packet_series: bool,
 }
 
 impl EmulatorSpec {
@@ -213,6 +218,8 @@ struct Loop {
     /// One per copy of the link (see `EmulatorSpec::client_link`).
     down: Vec<Direction<Slot>>,
     up: Vec<Direction<Slot>>,
+    /// Per client with an extra delay: its downlink packets after the bottleneck.
+    access: Vec<Option<DelayLine<(Slot, u32)>>>,
     pool: Vec<u8>,
     free: Vec<u32>,
     report: EmulatorReport,
@@ -238,6 +245,8 @@ struct LossKeys {
     /// The highest relative sequence number sent (end of data): below it, a retransmission.
     sent_end: u32,
     retransmissions: HashMap<u32, u32>,
+    /// The packet `key` last named was data sent before.
+    last_was_retransmission: bool,
 }
 
 impl LossKeys {
@@ -247,6 +256,7 @@ impl LossKeys {
         if tcp.syn && self.server_isn.is_none() {
             self.server_isn = Some(tcp.seq);
         }
+        self.last_was_retransmission = false;
         let isn = self.server_isn?;
         let len = tcp.payload_len + u32::from(tcp.syn) + u32::from(tcp.fin);
         if len == 0 {
@@ -259,6 +269,7 @@ impl LossKeys {
         let transmission = if end <= self.sent_end {
             let n = self.retransmissions.entry(rel).or_insert(0);
             *n += 1;
+            self.last_was_retransmission = tcp.payload_len > 0;
             *n
         } else {
             self.sent_end = end;
@@ -304,6 +315,7 @@ impl Loop {
             start_ns: spec.origin_ns,
             down: (0..links).map(|_| Direction::new(spec.down.clone())).collect(),
             up: (0..links).map(|_| Direction::new(spec.up.clone())).collect(),
+            access: (0..clients.len()).map(|c| spec.client_extra_delay_ns.get(c).filter(|&&d| d > 0).map(|&d| DelayLine::new(d))).collect(),
             spec,
             server,
             server_v4: server_addrs.0.octets(),
@@ -331,7 +343,13 @@ impl Loop {
         while !stop.load(Ordering::Relaxed) {
             let now = self.now();
             self.deliver_due(now);
-            let next = self.down.iter().chain(&self.up).filter_map(|d| d.next_delivery_ns()).min();
+            let next = self
+                .down
+                .iter()
+                .chain(&self.up)
+                .filter_map(|d| d.next_delivery_ns())
+                .chain(self.access.iter().flatten().filter_map(|l| l.next_due_ns()))
+                .min();
             let wait = next.map_or(MAX_SLEEP_NS, |t| t.saturating_sub(now)).min(MAX_SLEEP_NS);
             if wait > SPIN_NS {
                 let ts = libc::timespec { tv_sec: 0, tv_nsec: (wait - SPIN_NS / 2) as i64 };
@@ -426,6 +444,7 @@ impl Loop {
             if downlink { (FlowKey { addr: hdr.dst, port: dport }, hdr.syn) } else { (FlowKey { addr: hdr.src, port: sport }, hdr.syn) }
         });
         let mut loss_key = None;
+        let mut retransmission = false;
         if let (Some((key, _)), Some(tcp)) = (flow, &hdr.tcp) {
             if !downlink && tcp.syn && !self.loss_keys.contains_key(&key) {
                 let named = self.next_ordinal.swap(UNNAMED, Ordering::SeqCst);
@@ -433,24 +452,38 @@ impl Loop {
                 self.flows_per_link[link] += 1;
                 self.loss_keys.insert(key, LossKeys { ordinal, ..Default::default() });
             }
-            if downlink && self.spec.down.loss > 0.0 {
-                loss_key = self.loss_keys.get_mut(&key).and_then(|k| k.key(tcp));
+            if downlink {
+                if let Some(k) = self.loss_keys.get_mut(&key) {
+                    loss_key = k.key(tcp);
+                    retransmission = k.last_was_retransmission;
+                }
+                if self.spec.down.loss == 0.0 {
+                    loss_key = None;
+                }
             }
         }
         if downlink {
             self.down[link].set_rate_permille(self.down_rate_permille.load(Ordering::Relaxed));
         }
         let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
-        let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow }, loss_key);
+        let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow }, loss_key, hdr.ect);
+        if let Verdict::Accepted { ce: true, .. } = verdict {
+            let off = slot as usize * SLOT_BYTES;
+            set_ce(&mut self.pool[off..off + len]);
+        }
         if let Some((key, syn)) = flow {
             let st = self.flows.entry(key).or_default();
             if syn && !downlink && st.first_ns.is_none() {
                 st.first_ns = Some(now);
             }
+            if retransmission {
+                st.retransmissions_ns.push(now);
+            }
             match verdict {
-                Verdict::Accepted { .. } => {}
+                Verdict::Accepted { ce, .. } => st.down_marked_ce += u64::from(ce && downlink),
                 Verdict::DroppedBuffer if downlink => st.down_dropped_buffer += 1,
                 Verdict::DroppedLoss if downlink => st.down_dropped_loss += 1,
+                Verdict::DroppedAqm if downlink => st.down_dropped_aqm += 1,
                 _ => st.up_dropped += 1,
             }
         }
@@ -469,44 +502,75 @@ impl Loop {
                 let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
                 let Some(d) = dir.pop_due(now) else { break };
                 let slot = d.payload;
+                if downlink {
+                    if let Some(line) = self.client_of_fd(slot.out_fd).and_then(|c| self.access[c].as_mut()) {
+                        line.push(d.deliver_ns, (slot, d.len));
+                        self.account(true, &d, now);
+                        continue;
+                    }
+                }
                 let off = slot.index as usize * SLOT_BYTES;
                 // SAFETY: writing a slot of our pool to a TUN fd we own.
                 let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, d.len as usize) };
                 if n != d.len as isize {
                     self.report.write_errors += 1;
                 }
-                let lateness = now.saturating_sub(d.deliver_ns);
-                self.report.lateness_us.record(lateness / 1000);
-                if !downlink {
-                    self.report.up_lateness_us.record(lateness / 1000);
-                }
-                let sojourn = d.depart_ns - d.arrive_ns;
-                if downlink {
-                    self.report.down_queue_delay_us.record(sojourn / 1000);
-                }
-                if let Some((key, _)) = slot.flow {
-                    let bin = self.spec.series_bin_ns;
-                    let st = self.flows.entry(key).or_default();
-                    st.last_ns = now;
-                    st.late_max_ns = st.late_max_ns.max(lateness);
-                    if downlink {
-                        st.down_packets += 1;
-                        st.down_bytes += d.len as u64;
-                        st.queue_delay_sum_ns += sojourn;
-                        st.queue_delay_max_ns = st.queue_delay_max_ns.max(sojourn);
-                        if let Some(bin_ns) = bin {
-                            let b = (d.deliver_ns / bin_ns) as usize;
-                            if st.series.len() <= b {
-                                st.series.resize(b + 1, 0);
-                            }
-                            st.series[b] += d.len as u64;
-                        }
-                    } else {
-                        st.up_packets += 1;
-                    }
-                }
+                self.account(downlink, &d, now);
                 self.free.push(slot.index);
             }
+        }
+        for c in 0..self.access.len() {
+            while let Some((due, (slot, len))) = self.access[c].as_mut().and_then(|l| l.pop_due(now)) {
+                let off = slot.index as usize * SLOT_BYTES;
+                // SAFETY: writing a slot of our pool to a TUN fd we own.
+                let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, len as usize) };
+                if n != len as isize {
+                    self.report.write_errors += 1;
+                }
+                self.report.lateness_us.record(now.saturating_sub(due) / 1000);
+                self.free.push(slot.index);
+            }
+        }
+    }
+
+    fn client_of_fd(&self, fd: i32) -> Option<usize> {
+        self.clients.iter().position(|c| c.fd.as_raw_fd() == fd)
+    }
+
+    /// The statistics of a packet the bottleneck delivered at `now`.
+    fn account(&mut self, downlink: bool, d: &super::model::Delivery<Slot>, now: u64) {
+        let lateness = now.saturating_sub(d.deliver_ns);
+        self.report.lateness_us.record(lateness / 1000);
+        if !downlink {
+            self.report.up_lateness_us.record(lateness / 1000);
+        }
+        let sojourn = d.depart_ns - d.arrive_ns;
+        if downlink {
+            self.report.down_queue_delay_us.record(sojourn / 1000);
+        }
+        let Some((key, _)) = d.payload.flow else { return };
+        let bin = self.spec.series_bin_ns;
+        let packet_series = self.spec.packet_series;
+        let st = self.flows.entry(key).or_default();
+        st.last_ns = now;
+        st.late_max_ns = st.late_max_ns.max(lateness);
+        if downlink {
+            st.down_packets += 1;
+            st.down_bytes += d.len as u64;
+            st.queue_delay_sum_ns += sojourn;
+            st.queue_delay_max_ns = st.queue_delay_max_ns.max(sojourn);
+            if packet_series && d.len > 100 {
+                st.packets.push((d.deliver_ns, (sojourn / 1000) as u32));
+            }
+            if let Some(bin_ns) = bin {
+                let b = (d.deliver_ns / bin_ns) as usize;
+                if st.series.len() <= b {
+                    st.series.resize(b + 1, 0);
+                }
+                st.series[b] += d.len as u64;
+            }
+        } else {
+            st.up_packets += 1;
         }
     }
 
@@ -557,6 +621,8 @@ struct IpHeader {
     ports: Option<(u16, u16)>,
     syn: bool,
     tcp: Option<TcpHeader>,
+    /// ECN-capable transport (ECT(0), ECT(1); or already CE).
+    ect: bool,
 }
 
 struct TcpHeader {
@@ -569,6 +635,10 @@ struct TcpHeader {
 /// The addresses (IPv4 mapped into IPv6) and, for TCP, the ports and SYN flag.
 fn parse_ip(p: &[u8]) -> Option<IpHeader> {
     let version = p.first()? >> 4;
+    let ecn = match version {
+        4 => p.get(1)? & 0x03,
+        _ => (p.get(1)? >> 4) & 0x03,
+    };
     let (src, dst, proto, l4) = match version {
         4 if p.len() >= 20 => {
             let ihl = (p[0] & 0x0f) as usize * 4;
@@ -603,7 +673,27 @@ fn parse_ip(p: &[u8]) -> Option<IpHeader> {
             fin: p[l4 + 13] & 0x01 != 0,
         })
     });
-    Some(IpHeader { src, dst, ports, syn, tcp })
+    Some(IpHeader { src, dst, ports, syn, tcp, ect: ecn != 0 })
+}
+
+/// Sets Congestion Experienced in an ECN-capable IP packet (IPv4: with the header
+/// checksum updated as RFC 1624 says).
+fn set_ce(p: &mut [u8]) {
+    match p[0] >> 4 {
+        4 => {
+            let old = u16::from_be_bytes([p[0], p[1]]);
+            p[1] |= 0x03;
+            let new = u16::from_be_bytes([p[0], p[1]]);
+            // HC' = ~(~HC + ~m + m')
+            let hc = u16::from_be_bytes([p[10], p[11]]);
+            let mut sum = u32::from(!hc) + u32::from(!old) + u32::from(new);
+            while sum > 0xffff {
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            p[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+        }
+        _ => p[1] |= 0x30,
+    }
 }
 
 #[cfg(test)]
@@ -627,6 +717,47 @@ mod tests {
 
     fn key(k: &mut LossKeys, seq: u32, flags: u8, payload: usize) -> Option<u64> {
         k.key(&parse_ip(&packet(seq, flags, payload)).unwrap().tcp.unwrap())
+    }
+
+    fn ipv4_checksum(h: &[u8]) -> u16 {
+        let mut sum: u32 = h.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
+        while sum > 0xffff {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        !(sum as u16)
+    }
+
+    #[test]
+    fn ce_is_set_with_a_valid_ipv4_checksum_and_in_ipv6_traffic_class() {
+        let mut p = packet(1, 0x10, 100);
+        p[1] = 0x02; // ECT(0)
+        let total = p.len() as u16;
+        p[2..4].copy_from_slice(&total.to_be_bytes());
+        let c = ipv4_checksum(&p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        assert!(parse_ip(&p).unwrap().ect);
+        set_ce(&mut p);
+        assert_eq!(p[1] & 0x03, 0x03);
+        assert_eq!(ipv4_checksum(&p[..20]), 0, "the header still sums to all ones");
+        assert!(!parse_ip(&packet(1, 0x10, 100)).unwrap().ect);
+        let mut v6 = vec![0u8; 60];
+        v6[0] = 0x60;
+        v6[1] = 0x20; // traffic class low bits = ECT(0)
+        assert!(parse_ip(&v6).unwrap().ect);
+        set_ce(&mut v6);
+        assert_eq!((v6[0], v6[1]), (0x60, 0x30));
+    }
+
+    #[test]
+    fn a_retransmitted_segment_is_named_as_one() {
+        let mut k = LossKeys::default();
+        key(&mut k, 100, 0x12, 0);
+        key(&mut k, 101, 0x10, 1448);
+        assert!(!k.last_was_retransmission);
+        key(&mut k, 101, 0x10, 1448);
+        assert!(k.last_was_retransmission);
+        key(&mut k, 101, 0x10, 0);
+        assert!(!k.last_was_retransmission, "a pure ACK is not");
     }
 
     #[test]

@@ -101,6 +101,9 @@ pub struct FlowStats {
     pub down_bytes: u64,
     pub down_dropped_buffer: u64,
     pub down_dropped_loss: u64,
+    /// Dropped by RED or CoDel, and marked CE instead of dropped.
+    pub down_dropped_aqm: u64,
+    pub down_marked_ce: u64,
     pub up_packets: u64,
     pub up_dropped: u64,
     /// Time in the bottleneck (buffer wait + own transmission), summed over packets.
@@ -111,6 +114,11 @@ pub struct FlowStats {
     pub late_max_ns: u64,
     /// Delivered downlink bytes per bin of `series_bin_ns`, from the emulator's start.
     pub series: Vec<u64>,
+    /// With `EmulatorSpec::packet_series`: (delivery ns, time in the bottleneck µs) of
+    /// every data packet, in order (S-Cubic Fig. 9).
+    pub packets: Vec<(u64, u32)>,
+    /// When each retransmitted data segment reached the bottleneck (emulator ns).
+    pub retransmissions_ns: Vec<u64>,
 }
 
 impl FlowStats {
