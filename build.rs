@@ -6,7 +6,7 @@ use std::env;
 use std::path::PathBuf;
 use std::process::Command;
 
-const PROGRAMS: &[&str] = &["s_cubic", "s_bbr", "suss", "rwnd", "lab_discards", "map_count", "fleet", "lab_store_events"];
+const PROGRAMS: &[&str] = &["s_cubic", "s_bbr", "suss", "rwnd", "lab_discards", "map_count", "fleet", "lab_store_events", "lab_starts"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));

@@ -61,6 +61,16 @@ pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<
     Ok(())
 }
 
+/// Registers the lab's comparison controllers (Jump-Start, Cache, Cache+, Cubic with
+/// standard slow start) for a run that names one, loading headstart's maps first.
+pub fn register_lab_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<Option<headstart::bpf::LabControllers>> {
+    if !ccs.into_iter().any(headstart::bpf::is_lab_controller) {
+        return Ok(None);
+    }
+    load_headstart_ccs(["s_cubic"])?;
+    Ok(Some(headstart::bpf::LabControllers::register()?))
+}
+
 /// One knob record as a run set it: what it was before and what the run wrote. When
 /// it drops (on success, on error and after Ctrl-C, which unwinds) each knob the run
 /// changed is put back, unless someone changed it meanwhile: an operator's `headstart
@@ -133,6 +143,7 @@ pub fn run_experiment(text: ExperimentText, out: &Output) -> Result<PathBuf> {
     sys::require_root()?;
     let dir = out.prepare(exp.workload.kind())?;
     load_headstart_ccs(exp.workload.ccs().iter().map(|c| c.kernel.as_str()))?;
+    let _lab_ccs = register_lab_ccs(exp.workload.ccs().iter().map(|c| c.kernel.as_str()))?;
     if let crate::experiment::Workload::Fleet(w) = &exp.workload {
         // Each server keeps its own table (its namespace's), as servers of a farm do.
         let mut knobs = exp.knobs.clone();

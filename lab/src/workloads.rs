@@ -98,7 +98,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         packet_series: exp.packet_series,
         ecn: exp.link.ecn,
         client_link: exp.workload.client_links(),
-        rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| headstart::bpf::is_ours(c)),
+        rwnd_override: exp.rwnd_override && server_ccs.iter().any(|c| headstart::bpf::is_ours(c) || c == "cache_plus"),
         server_ccs,
         sample: exp.sample_ns.map(Duration::from_nanos),
         http: exp.http,

@@ -46,6 +46,37 @@ const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
 const MAP_COUNT_OBJECT: &Aligned<[u8]> = bpf_object!("map_count");
 const FLEET_OBJECT: &Aligned<[u8]> = bpf_object!("fleet");
 const LAB_STORE_EVENTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_store_events");
+const LAB_STARTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_starts");
+
+/// The papers' comparison starts (bpf/lab_starts.bpf.c): the lab's, never the service's.
+pub const LAB_CONTROLLERS: &[&str] = &["cubic_ss", "jump_start", "cache", "cache_plus"];
+
+pub fn is_lab_controller(cc: &str) -> bool {
+    LAB_CONTROLLERS.contains(&cc)
+}
+
+/// The lab's comparison controllers, registered while this lives (nothing pinned:
+/// they go when it drops, or with the process).
+pub struct LabControllers {
+    // Field order is drop order: the registrations before their object.
+    _links: Vec<libbpf_rs::Link>,
+    _obj: libbpf_rs::Object,
+}
+
+impl LabControllers {
+    /// Needs headstart's pinned maps (Cache+ writes the window override's): load it first.
+    pub fn register() -> Result<LabControllers> {
+        use libbpf_rs::MapCore;
+        pinned_map("hs_rwnd").context("the lab's comparison controllers need headstart loaded")?;
+        let mut obj = load_object("lab_starts", LAB_STARTS_OBJECT, DEFAULT_TABLE_ENTRIES)?;
+        let mut links = Vec::new();
+        for name in LAB_CONTROLLERS {
+            let mut m = obj.maps_mut().find(|m| m.name() == *name).with_context(|| format!("lab_starts has no {name}"))?;
+            links.push(m.attach_struct_ops().map_err(|e| anyhow::anyhow!("registering {name}: {e} (is another lab run using it?)"))?);
+        }
+        Ok(LabControllers { _links: links, _obj: obj })
+    }
+}
 
 /// The lab's count, per flow, of the segments receivers discarded beyond their window
 /// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
