@@ -78,6 +78,28 @@ pub enum LabCommand {
         #[command(flatten)]
         out: OutArgs,
     },
+    /// Run a figure or table of the seed papers and set the paper's numbers beside
+    /// the lab's (REPRODUCTION.md).
+    Reproduce {
+        /// The reproduction, e.g. s-cubic-fig2 (--list shows them all).
+        #[arg(required_unless_present = "list")]
+        id: Option<String>,
+        /// List the reproductions, and what the lab cannot reproduce.
+        #[arg(long, conflicts_with = "id")]
+        list: bool,
+        /// The short variant: fewer sizes, repetitions and flows (≤ 5 minutes).
+        #[arg(long)]
+        quick: bool,
+        /// The mahimahi traces of the cellular figures.
+        #[arg(long, default_value = "../shared/traces")]
+        traces: PathBuf,
+        /// Results folder (default: results/reproduce-<ID>-<UTC time>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// No progress bars.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Delete lab namespaces left behind by runs that were killed.
     Clean,
     /// Show or set the experiments' knobs (never an operator's: `headstart config`).

@@ -42,7 +42,8 @@ pub struct LinkText {
     #[serde(default)]
     pub aggregation: Option<String>,
     /// The bottleneck's queue discipline: "droptail" (default), "red" (Floyd's
-    /// thresholds for the buffer), "codel" (RFC 8289's 5 ms / 100 ms).
+    /// thresholds for the buffer), "red:20:80" (thresholds in packets), "codel" (RFC
+    /// 8289's 5 ms / 100 ms).
     #[serde(default)]
     pub aqm: Option<String>,
     /// The discipline marks ECN-capable packets instead of dropping them, and the
@@ -140,7 +141,18 @@ impl LinkText {
             "droptail" => Aqm::DropTail,
             "red" => Aqm::red_for(buffer_bytes),
             "codel" => Aqm::codel(),
-            other => bail!("aqm '{other}' is not one of droptail, red, codel"),
+            other => match other.strip_prefix("red:").and_then(|t| t.split_once(':')) {
+                // red:MIN:MAX, thresholds in 1500-byte packets (the HyStart paper's 20:80).
+                Some((lo, hi)) => {
+                    let (lo, hi): (u64, u64) = (lo.parse().context("red min threshold")?, hi.parse().context("red max threshold")?);
+                    ensure!(0 < lo && lo < hi, "aqm '{other}': red:MIN:MAX needs 0 < MIN < MAX packets");
+                    match Aqm::red_for(buffer_bytes) {
+                        Aqm::Red { max_p, weight, .. } => Aqm::Red { min_bytes: lo * 1500, max_bytes: hi * 1500, max_p, weight },
+                        a => a,
+                    }
+                }
+                None => bail!("aqm '{other}' is not one of droptail, red, red:MIN:MAX (packets), codel"),
+            },
         };
         ensure!(!self.ecn || aqm != Aqm::DropTail, "ecn needs an aqm (red or codel) to mark");
         let duration = |p: &Option<String>, what: &str| -> Result<Option<u64>> { p.as_deref().map(units::parse_duration_ns).transpose().context(what.to_string()) };
@@ -979,6 +991,33 @@ mod tests {
         let sequential = exp(text(r#""cubic", "bbr""#, "").replace("parallel = true", "")).unwrap();
         assert_eq!(sequential.workload.clients(), 2);
         assert!(sequential.workload.client_links().is_empty());
+    }
+
+    #[test]
+    fn link_queue_discipline_delays_and_client_rtts_are_checked() {
+        let link = |extra: &str| toml::from_str::<LinkText>(&format!("rate = \"10mbit\"\nrtt = \"100ms\"\nbuffer = \"150k\"\n{extra}")).unwrap().resolve();
+        assert_eq!(link("").unwrap().aqm, Aqm::DropTail);
+        match link("aqm = \"red:20:80\"").unwrap().aqm {
+            Aqm::Red { min_bytes, max_bytes, .. } => assert_eq!((min_bytes, max_bytes), (30_000, 120_000)),
+            a => panic!("{a:?}"),
+        }
+        assert_eq!(link("aqm = \"codel\"\necn = true").unwrap().aqm, Aqm::codel());
+        for (bad, says) in [
+            ("aqm = \"pie\"", "not one of"),
+            ("aqm = \"red:80:20\"", "MIN < MAX"),
+            ("ecn = true", "ecn needs an aqm"),
+            ("uplink_delay = \"100ms\"", "below the rtt"),
+            ("client_rtts = [\"50ms\"]", "below the bottleneck"),
+            ("jitter = \"2s\"", "at most 1 s"),
+        ] {
+            let err = link(bad).unwrap_err();
+            assert!(format!("{err:#}").contains(says), "{bad}: {err:#}");
+        }
+        let l = link("uplink_delay = \"90ms\"\nuplink_rate = \"384kbit\"\nclient_rtts = [\"100ms\", \"300ms\"]\njitter = \"5ms\"").unwrap();
+        let (down, up) = l.directions(1);
+        assert_eq!((down.delay_ns, up.delay_ns), (10_000_000, 90_000_000));
+        assert!(matches!(up.rate, LinkRate::Constant { bits_per_sec: 384_000 }));
+        assert_eq!((l.client_extra_ns.clone(), down.jitter_ns), (vec![0, 200_000_000], 5_000_000));
     }
 
     #[test]

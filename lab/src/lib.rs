@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod overhead;
 pub mod plot;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod testbed;
 pub mod topology;

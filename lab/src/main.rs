@@ -95,6 +95,15 @@ fn lab(cmd: LabCommand) -> Result<()> {
             let report = status::KnobsReport::of(&knobs);
             show(&report, json, |r| r.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(" ") + "\n")
         }
+        LabCommand::Reproduce { id, list, quick, traces, out, quiet } => {
+            let Some(id) = id.filter(|_| !list) else {
+                print!("{}", headstart_lab::reproduce::list());
+                return Ok(());
+            };
+            headstart_lab::reproduce::find(&id)?;
+            sys::require_root()?;
+            headstart_lab::reproduce::reproduce(&id, &headstart_lab::reproduce::Ctx { quick, traces }, out, quiet).map(|_| ())
+        }
         LabCommand::Clean => {
             sys::require_root()?;
             let swept = topology::sweep_leftovers()?;

@@ -79,6 +79,16 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>> {
         wrap(cwnd_over_time(&p, &cwnd), "cwnd")?;
         out.push(p);
     }
+    let packets = dir.join(report::PACKETS_CSV);
+    if packets.exists() {
+        let p = dir.join("queue_per_packet.png");
+        wrap(queue_per_packet(&p, &packets), "per-packet queueing")?;
+        out.push(p);
+        let rtt_s = measured.first().map_or(0.1, |r| r.link_rtt_ms / 1e3);
+        let p = dir.join("retransmissions_per_rtt.png");
+        wrap(retransmissions_per_rtt(&p, &dir.join(report::RETRANSMISSIONS_CSV), rtt_s), "retransmissions per RTT")?;
+        out.push(p);
+    }
     let tput = dir.join(report::THROUGHPUT_CSV);
     if tput.exists() {
         let p = dir.join("throughput_over_time.png");
@@ -165,12 +175,12 @@ fn cdf(path: &Path, rows: &[FlowRow], value: impl Fn(&FlowRow) -> Option<f64>, x
     Ok(())
 }
 
-fn read_csv(path: &Path) -> Result<Vec<Vec<String>>> {
+pub(crate) fn read_csv(path: &Path) -> Result<Vec<Vec<String>>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(text.lines().skip(1).map(|l| l.split(',').map(str::to_string).collect()).collect())
 }
 
-fn num(s: &str) -> f64 {
+pub(crate) fn num(s: &str) -> f64 {
     s.parse().unwrap_or(f64::NAN)
 }
 
@@ -254,6 +264,151 @@ fn throughput_over_time(path: &Path, csv: &Path) -> std::result::Result<(), DynE
         .build_cartesian_2d(0f64..tmax, 0f64..1.05f64)?;
     jc.configure_mesh().x_desc("time (s)").y_desc("Jain's index").draw()?;
     jc.draw_series(LineSeries::new(jain.iter().map(|(t, j)| (*t as f64 / 1000.0, *j)), BLACK.stroke_width(2)))?;
+    root.present()?;
+    Ok(())
+}
+
+/// Each flow's packets' time in the bottleneck queue, in the order they left it
+/// (S-Cubic Fig. 9).
+fn queue_per_packet(path: &Path, csv: &Path) -> std::result::Result<(), DynErr> {
+    let mut flows: BTreeMap<usize, (String, Vec<(f64, f64)>)> = BTreeMap::new();
+    for r in read_csv(csv)? {
+        let e = flows.entry(num(&r[0]) as usize).or_insert_with(|| (r[1].clone(), Vec::new()));
+        let n = e.1.len() as f64;
+        e.1.push((n, num(&r[3])));
+    }
+    let xmax = flows.values().map(|f| f.1.len()).max().unwrap_or(1) as f64;
+    let ymax = flows.values().flat_map(|f| f.1.iter().map(|p| p.1)).fold(1.0, f64::max);
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Per-packet queueing delay at the bottleneck", ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax * 1.1)?;
+    chart.configure_mesh().x_desc("packet (in order of departure)").y_desc("queueing delay (ms)").draw()?;
+    for (i, (row, (cc, pts))) in flows.iter().enumerate() {
+        let col = color(i);
+        chart
+            .draw_series(LineSeries::new(pts.clone(), col.stroke_width(1)))?
+            .label(format!("flow {row} ({cc})"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// Retransmitted segments reaching the bottleneck per RTT, per flow (S-Cubic Fig. 14).
+fn retransmissions_per_rtt(path: &Path, csv: &Path, rtt_s: f64) -> std::result::Result<(), DynErr> {
+    let mut flows: BTreeMap<usize, (String, BTreeMap<u64, u64>)> = BTreeMap::new();
+    for r in read_csv(csv)? {
+        let e = flows.entry(num(&r[0]) as usize).or_insert_with(|| (r[1].clone(), BTreeMap::new()));
+        *e.1.entry((num(&r[2]) / rtt_s) as u64).or_default() += 1;
+    }
+    let xmax = flows.values().flat_map(|f| f.1.keys()).max().copied().unwrap_or(1) as f64 + 1.0;
+    let ymax = flows.values().flat_map(|f| f.1.values()).max().copied().unwrap_or(1) as f64;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("Retransmissions per RTT ({:.0} ms)", rtt_s * 1e3), ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax * 1.1 + 1.0)?;
+    chart.configure_mesh().x_desc("RTT round since the run began").y_desc("retransmitted segments").draw()?;
+    for (i, (row, (cc, bins))) in flows.iter().enumerate() {
+        let col = color(i);
+        let pts: Vec<(f64, f64)> = bins.iter().map(|(b, n)| (*b as f64, *n as f64)).collect();
+        chart
+            .draw_series(pts.iter().map(|p| PathElement::new(vec![(p.0, 0.0), (p.0, p.1)], col.stroke_width(3))))?
+            .label(format!("flow {row} ({cc})"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(3)));
+    }
+    chart.configure_series_labels().position(SeriesLabelPosition::UpperRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;
+    root.present()?;
+    Ok(())
+}
+
+/// One value of a reproduction, as `compare` draws it.
+pub struct ComparePoint {
+    pub series: String,
+    pub x: String,
+    pub lab: Option<f64>,
+    pub spread: Option<f64>,
+    /// The paper's value, or a bound (`bound`: -1 at most, +1 at least, 0 a value).
+    pub paper: Option<f64>,
+    pub bound: i8,
+}
+
+/// The paper's values beside the lab's: x the figure's categories in order, a colour
+/// per series; the lab as filled points joined by lines with their spread, the paper
+/// as hollow squares (a value) or triangles (a bound: ▽ at most, △ at least).
+pub fn compare(path: &Path, title: &str, ylabel: &str, points: &[ComparePoint]) -> Result<()> {
+    register_font()?;
+    wrap(compare_chart(path, title, ylabel, points), "the comparison")
+}
+
+fn compare_chart(path: &Path, title: &str, ylabel: &str, points: &[ComparePoint]) -> std::result::Result<(), DynErr> {
+    let mut xs: Vec<&str> = Vec::new();
+    let mut series: Vec<&str> = Vec::new();
+    for p in points {
+        if !xs.contains(&p.x.as_str()) {
+            xs.push(&p.x);
+        }
+        if !series.contains(&p.series.as_str()) {
+            series.push(&p.series);
+        }
+    }
+    let vals = points.iter().flat_map(|p| [p.lab.map(|v| v + p.spread.unwrap_or(0.0)), p.lab.map(|v| v - p.spread.unwrap_or(0.0)), p.paper]).flatten();
+    let (lo, hi) = vals.fold((0f64, 0f64), |(a, b), v| if v.is_finite() { (a.min(v), b.max(v)) } else { (a, b) });
+    let pad = ((hi - lo) * 0.08).max(1e-3);
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let n = xs.len().max(1);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(55)
+        .y_label_area_size(65)
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, lo - pad..hi + pad)?;
+    let labels: Vec<String> = xs.iter().map(|s| s.to_string()).collect();
+    chart
+        .configure_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 { labels.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
+        })
+        .y_desc(ylabel)
+        .draw()?;
+    for (si, s) in series.iter().enumerate() {
+        let col = color(si);
+        // Offset each series a little so that their marks do not cover each other.
+        let dx = (si as f64 - (series.len() as f64 - 1.0) / 2.0) * 0.06;
+        let at = |p: &ComparePoint| xs.iter().position(|x| *x == p.x).unwrap_or(0) as f64 + dx;
+        let mine: Vec<&ComparePoint> = points.iter().filter(|p| p.series == *s).collect();
+        let lab: Vec<(f64, f64)> = mine.iter().filter_map(|p| p.lab.map(|v| (at(p), v))).collect();
+        chart
+            .draw_series(LineSeries::new(lab.clone(), col.stroke_width(2)))?
+            .label(format!("{s} (lab)"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+        chart.draw_series(lab.iter().map(|p| Circle::new(*p, 5, col.filled())))?;
+        chart.draw_series(mine.iter().filter_map(|p| Some(PathElement::new(vec![(at(p), p.lab? - p.spread?), (at(p), p.lab? + p.spread?)], col.stroke_width(1)))))?;
+        let paper: Vec<(f64, f64, i8)> = mine.iter().filter_map(|p| p.paper.map(|v| (at(p), v, p.bound))).collect();
+        chart.draw_series(paper.iter().filter(|p| p.2 == 0).map(|p| Rectangle::new([(p.0 - 0.04, p.1 - pad * 0.15), (p.0 + 0.04, p.1 + pad * 0.15)], col.stroke_width(2))))?;
+        chart.draw_series(paper.iter().filter(|p| p.2 != 0).map(|p| {
+            let (tip, base) = if p.2 < 0 { (p.1 - pad * 0.3, p.1) } else { (p.1 + pad * 0.3, p.1) };
+            PathElement::new(vec![(p.0 - 0.05, base), (p.0 + 0.05, base), (p.0, tip), (p.0 - 0.05, base)], col.stroke_width(2))
+        }))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()?;
     root.present()?;
     Ok(())
 }
