@@ -609,7 +609,7 @@ fn hy_fig9(r: &Runs) -> Vec<Point> {
 }
 
 fn hy_fig15_runs(c: &Ctx) -> Vec<Run> {
-    let (a, b) = c.pick(("900m", "700m"), ("3000m", "2600m"));
+    let (a, b) = c.pick(("600m", "450m"), ("3000m", "2600m"));
     let mut runs = Vec::new();
     for rtt in c.pick(&["120ms"][..], &["60ms", "120ms", "240ms"][..]) {
         for (l, cc) in [("hystart", "cubic"), ("ss", "cubic_ss")] {
