@@ -1266,6 +1266,25 @@ fn one_flow_cannot_raise_an_entry_beyond_the_bounded_factor() {
     assert!(after[1] <= 80.0 + 0.01 && after[1] > after[0], "second: at most 80, got {after:?}");
 }
 
+/// ECN (RFC 9959: a CE mark while resuming ends it as a loss does): an
+/// entry 1.2x the path's rate jumps into a RED queue that marks ECN-capable packets.
+/// The first echo ends the jump in a Safe Retreat for ECN, before the rate test
+/// (delivered at 83 % of the pacing rate, above its 75 %) and with nothing lost.
+#[test]
+fn an_ecn_mark_while_resuming_retreats_without_a_loss() {
+    let f = Fresh::new("ecn");
+    let toml = f.path("ecn.toml");
+    std::fs::write(&toml, "[link]\nrate = \"100mbit\"\nrtt = \"100ms\"\naqm = \"red:5:30\"\necn = true\n[workload]\nkind = \"sweep\"\ncc = [\"s_cubic\"]\nsizes = [\"4m\"]\nreps = 1\nkeep_table = true\n").unwrap();
+    let setup: &[&[&str]] = &[&["load"], &["table", "set", "10.77.1.1", "--bw", "120mbit", "--rtt", "100ms"]];
+    let out = unflagged(&f, "ecn", setup, &["lab", "run", toml.to_str().unwrap(), "--quiet", "--no-plot", "--out", "{out}"]);
+    let rows = measured(&out);
+    let s = &rows[0];
+    assert!(s.marked_ce.unwrap() > 0, "the queue marked the jump: {s:?}");
+    assert_eq!(s.resume.as_deref(), Some("retreat_ecn"), "{s:?}; {}", common::run_context(&out));
+    assert_eq!((s.retrans, s.drops_aqm, s.drops_buffer), (Some(0), Some(0), Some(0)), "nothing lost: {s:?}");
+    assert!(counter(&status(), "s_cubic", "retreat_ecn") == 1, "{}", status());
+}
+
 #[test]
 fn random_loss_retreats_by_the_rfc() {
     let f = Fresh::new("randloss");

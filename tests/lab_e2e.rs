@@ -507,3 +507,105 @@ fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
         assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
     }
 }
+
+/// The lab's queue disciplines on the real kernel: CoDel marking ECN-capable packets
+/// keeps a 400 ms buffer's queue short with nothing dropped (the clients ask for ECN and
+/// the server's Cubic answers the echoes); each client has its own RTT across the one
+/// bottleneck; every data packet's queueing and every retransmission are recorded.
+#[test]
+fn codel_marks_ecn_and_clients_keep_their_own_rtts() {
+    let t = TempDir::new("aqm");
+    let out = run_experiment(
+        &t,
+        "codel",
+        r#"
+        packet_series = true
+        [link]
+        rate = "20mbit"
+        rtt = "20ms"
+        buffer = "1mb"
+        aqm = "codel"
+        ecn = true
+        client_rtts = ["20ms", "120ms"]
+        [workload]
+        kind = "competing"
+        cc = ["cubic"]
+        flows = [{ start = "0s", size = "12m" }, { start = "1s", size = "8m" }]
+        "#,
+        &[],
+    );
+    let rows = measured(&out);
+    assert_eq!(rows.len(), 2);
+    let rtt: Vec<f64> = rows.iter().map(|r| r.min_rtt_ms.unwrap()).collect();
+    assert!((19.0..26.0).contains(&rtt[0]) && (119.0..130.0).contains(&rtt[1]), "per-client RTTs: {rtt:?}");
+    for r in &rows {
+        assert!(r.marked_ce.unwrap() > 0, "CoDel marked: {r:?}");
+        // Marks, not drops: only a packet that cannot carry the mark (a bare FIN, not
+        // ECN-capable) may be dropped, and only it retransmitted.
+        assert!(r.drops_aqm.unwrap() <= 1 && r.drops_buffer == Some(0), "marks, not drops: {r:?}");
+        assert!(r.retrans.unwrap() as u64 <= r.drops_aqm.unwrap(), "nothing else to retransmit: {r:?}");
+        // A drop-tail 1 MB buffer at 20 Mbit/s holds 400 ms; CoDel aims at 5 ms.
+        assert!(r.queue_delay_mean_ms.unwrap() < 40.0, "CoDel kept the queue short: {r:?}");
+    }
+    let packets = std::fs::read_to_string(out.join("packets.csv")).unwrap();
+    let per_flow = |i: &str| packets.lines().filter(|l| l.split(',').next() == Some(i)).count();
+    assert!(per_flow("0") > 8000 && per_flow("1") > 5000, "every data packet recorded");
+    assert!(out.join("queue_per_packet.png").exists() && out.join("retransmissions.csv").exists());
+}
+
+/// `lab reproduce`: the list, a clear error for an unknown figure, and one quick
+/// reproduction end to end (S-Cubic Fig. 4: Cache+'s unpaced jump of a cached window
+/// overflows the bottleneck, which the paper shows and the lab must show too).
+#[test]
+fn reproduce_sets_the_papers_numbers_beside_the_labs() {
+    let _state = common::Fresh::new("reproduce");
+    let list = ok(&["lab", "reproduce", "--list"]);
+    let ids = list.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| ID")).count();
+    assert!(ids >= 20, "{ids} reproductions:\n{list}");
+    assert!(list.contains("Not reproducible in the lab"));
+    fails(&["lab", "reproduce", "s-cubic-fig99"], "no reproduction 's-cubic-fig99'");
+    let t = TempDir::new("reproduce");
+    let out = t.path().join("fig4");
+    ok(&["lab", "reproduce", "s-cubic-fig4", "--quick", "--quiet", "--out", out.to_str().unwrap()]);
+    let csv = std::fs::read_to_string(out.join("comparison.csv")).unwrap();
+    let drops = csv.lines().find(|l| l.contains("\"cache_plus\",\"bottleneck drops")).unwrap_or_else(|| panic!("{csv}"));
+    assert!(drops.ends_with(",agrees"), "Cache+ overflowed the bottleneck: {drops}");
+    for f in ["comparison.md", "comparison.png", "comparison.jsonl", "8m/flows.jsonl", "8m/cwnd.png"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    // The comparison controllers went with the run.
+    let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control").unwrap();
+    assert!(!avail.contains("cache_plus") && !avail.contains("jump_start"), "{avail}");
+}
+
+/// Traffic both ways: a reverse flow (the client sending to the server) shares the
+/// 5 Mbit/s uplink with the forward flow's ACKs, and takes as long as that rate says.
+#[test]
+fn reverse_flows_send_through_the_uplink_beside_the_acks() {
+    let t = TempDir::new("reverse");
+    let out = run_experiment(
+        &t,
+        "reverse",
+        r#"
+        [link]
+        rate = "20mbit"
+        rtt = "40ms"
+        uplink_delay = "30ms"
+        uplink_rate = "5mbit"
+        [workload]
+        kind = "competing"
+        cc = ["cubic"]
+        flows = [{ start = "0s", size = "4m" }, { start = "0s", size = "2m", reverse = true }]
+        "#,
+        &["--no-plot"],
+    );
+    let rows = headstart_lab::report::read_rows(&out).unwrap();
+    assert_eq!(rows.iter().map(|r| r.role.as_str()).collect::<Vec<_>>(), ["measured", "reverse"]);
+    assert!(rows.iter().all(|r| r.error.is_none()), "{rows:?}");
+    let (fwd, rev) = (&rows[0], &rows[1]);
+    // 2 MB at 5 Mbit/s is 3.4 s on the wire (plus headers and a slow start).
+    let rev_s = rev.fct_s.unwrap();
+    assert!((3.4..8.0).contains(&rev_s), "the reverse flow went at the uplink's rate: {rev_s} s");
+    // The RTT is the two delays together, whatever their split.
+    assert!((39.0..60.0).contains(&fwd.min_rtt_ms.unwrap()), "{fwd:?}");
+}

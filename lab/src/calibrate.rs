@@ -54,7 +54,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
         let text = ExperimentText {
             name: Some(format!("calibrate-{rate}")),
             link,
-            workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0 }], bin: "100ms".into() },
+            workload: WorkloadText::Competing { cc: vec![cc.clone()], flows: vec![CompetingFlowText { start: "0s".into(), size: size.to_string(), cc: 0, client: None, reverse: false }], bin: "100ms".into() },
             sample: None,
             packet_series: false,
             seed: None,

@@ -94,8 +94,11 @@ pub enum LabCommand {
         #[arg(long, default_value = "../shared/traces")]
         traces: PathBuf,
         /// Results folder (default: results/reproduce-<ID>-<UTC time>).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "from")]
         out: Option<PathBuf>,
+        /// Compare again from the runs an earlier reproduce left in this folder; run nothing.
+        #[arg(long)]
+        from: Option<PathBuf>,
         /// No progress bars.
         #[arg(long)]
         quiet: bool,

@@ -426,6 +426,15 @@ pub struct CompetingFlowText {
     /// Index into the workload's `cc` list; default 0.
     #[serde(default)]
     pub cc: usize,
+    /// The client it runs from (default: the flow's own, its index in the list): a
+    /// flow after another from the same client meets the entry that one left.
+    #[serde(default)]
+    pub client: Option<usize>,
+    /// The client sends `size` bytes to the server instead (traffic the other way,
+    /// through the uplink, beside the ACKs), with the kernel's default controller in
+    /// the client namespace; its row's role is "reverse", not measured.
+    #[serde(default)]
+    pub reverse: bool,
 }
 
 fn default_reps() -> u32 {
@@ -536,8 +545,18 @@ impl KnobValue {
 pub enum Workload {
     Sweep { cc: Vec<CcSpec>, sizes: Vec<u64>, reps: u32, warm: bool, warm_size: Option<u64>, keep_table: bool, ipv6: bool },
     Poisson { cc: Vec<CcSpec>, mean_size: u64, alpha: f64, utilization: f64, flows: u32, clients: usize, seed: u64, warm: bool, peers_per_client: usize, parallel: bool, mixed: bool },
-    Competing { cc: Vec<CcSpec>, flows: Vec<(u64, u64, usize)>, bin_ns: u64 },
+    Competing { cc: Vec<CcSpec>, flows: Vec<CompetingFlow>, bin_ns: u64 },
     Fleet(FleetWorkload),
+}
+
+/// One flow of a competing workload, validated (see `CompetingFlowText`).
+#[derive(Clone, Debug)]
+pub struct CompetingFlow {
+    pub start_ns: u64,
+    pub size: u64,
+    pub cc: usize,
+    pub client: usize,
+    pub reverse: bool,
 }
 
 /// How the servers of a fleet run keep their path tables.
@@ -727,11 +746,15 @@ impl ExperimentText {
             WorkloadText::Competing { cc, flows, bin } => {
                 let ccs = parse_ccs(cc)?;
                 ensure!(!flows.is_empty() && flows.len() <= 64, "a competing workload needs 1 to 64 flows");
+                let n = flows.len();
                 let flows = flows
                     .iter()
-                    .map(|f| {
+                    .enumerate()
+                    .map(|(i, f)| {
                         ensure!(f.cc < ccs.len(), "flow cc index {} is outside the cc list", f.cc);
-                        Ok((units::parse_duration_ns(&f.start)?, units::parse_size(&f.size)?, f.cc))
+                        let client = f.client.unwrap_or(i);
+                        ensure!(client < n, "flow {i}: client {client} is beyond the {n} clients (one per flow)");
+                        Ok(CompetingFlow { start_ns: units::parse_duration_ns(&f.start)?, size: units::parse_size(&f.size)?, cc: f.cc, client, reverse: f.reverse })
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let bin_ns = units::parse_duration_ns(bin)?;

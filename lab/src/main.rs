@@ -95,14 +95,18 @@ fn lab(cmd: LabCommand) -> Result<()> {
             let report = status::KnobsReport::of(&knobs);
             show(&report, json, |r| r.0.iter().map(|(n, v)| format!("{n}={}", v.as_str().unwrap_or_default())).collect::<Vec<_>>().join(" ") + "\n")
         }
-        LabCommand::Reproduce { id, list, quick, traces, out, quiet } => {
+        LabCommand::Reproduce { id, list, quick, traces, out, from, quiet } => {
             let Some(id) = id.filter(|_| !list) else {
                 print!("{}", headstart_lab::reproduce::list());
                 return Ok(());
             };
             headstart_lab::reproduce::find(&id)?;
+            let ctx = headstart_lab::reproduce::Ctx { quick, traces };
+            if let Some(dir) = from {
+                return headstart_lab::reproduce::recompare(&id, &ctx, &dir);
+            }
             sys::require_root()?;
-            headstart_lab::reproduce::reproduce(&id, &headstart_lab::reproduce::Ctx { quick, traces }, out, quiet).map(|_| ())
+            headstart_lab::reproduce::reproduce(&id, &ctx, out, quiet).map(|_| ())
         }
         LabCommand::Clean => {
             sys::require_root()?;

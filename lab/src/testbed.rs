@@ -298,6 +298,22 @@ impl Testbed {
         Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window, page: None })
     }
 
+    /// A flow the other way: client `client` sends `size` bytes to the lab's server
+    /// (its first port), with the client namespace's default controller.
+    pub fn upload(&self, client: usize, size: u64) -> Result<FlowOutcome> {
+        self.interrupt.check()?;
+        anyhow::ensure!(self.http.is_none(), "reverse flows need the lab's own server");
+        let host = &self.topo.clients[client];
+        let local = self.client_end(client, 0, false, 1)?;
+        let server = SocketAddr::new(self.topo.server.addr(false), SERVER_PORT);
+        let cc = CcSpec::parse(&self.server_ccs[0])?;
+        let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout, self.interrupt.clone());
+        let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_upload(server, local, size, &kernel_cc, timeout, &interrupt)))?;
+        let key = FlowKey::new(local.ip(), local.port());
+        let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
+        Ok(FlowOutcome { client, key, cc, size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after: None, resume: None, beyond_window: None, page: None })
+    }
+
     /// The client end of a flow from peer `peer` of client `client`: its address and the
     /// first of `ports` local ports (a flow's connections take consecutive ones).
     fn client_end(&self, client: usize, peer: usize, ipv6: bool, ports: u32) -> Result<SocketAddr> {

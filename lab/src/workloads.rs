@@ -72,7 +72,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         Workload::Sweep { sizes, warm: true, keep_table: false, .. } => primer_bytes(sizes) as f64,
         Workload::Sweep { sizes, .. } => *sizes.iter().max().unwrap_or(&0) as f64,
         Workload::Poisson { mean_size, .. } => *mean_size as f64 * 100.0,
-        Workload::Competing { flows, .. } => flows.iter().map(|f| f.1).max().unwrap_or(0) as f64 * flows.len() as f64,
+        Workload::Competing { flows, .. } => flows.iter().map(|f| f.size).max().unwrap_or(0) as f64 * flows.len() as f64,
         Workload::Fleet(f) => f.mean_size as f64 * 100.0,
     };
     TestbedSpec {
@@ -253,10 +253,10 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
         Workload::Fleet(_) => anyhow::bail!("a fleet workload runs through lab::fleet"),
         Workload::Competing { cc, flows, bin_ns } => {
             let pb = progress(flows.len() as u64, quiet);
-            let specs: Vec<(u64, u64, usize, CcSpec)> = flows.iter().enumerate().map(|(i, f)| (f.0, f.1, i, cc[f.2].clone())).collect();
+            let specs: Vec<(u64, u64, usize, CcSpec, bool)> = flows.iter().map(|f| (f.start_ns, f.size, f.client, cc[f.cc].clone(), f.reverse)).collect();
             let outcomes = run_competing(&lab, &specs, &pb)?;
-            for o in outcomes {
-                push(&mut rows, &mut keys, o, "measured", 0, false);
+            for (o, f) in outcomes.into_iter().zip(flows) {
+                push(&mut rows, &mut keys, o, if f.reverse { "reverse" } else { "measured" }, 0, false);
             }
             pb.finish_and_clear();
             competing_meta = Some(*bin_ns);
@@ -359,15 +359,15 @@ pub(crate) fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
     Ok(())
 }
 
-fn run_competing(lab: &Testbed, specs: &[(u64, u64, usize, CcSpec)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+fn run_competing(lab: &Testbed, specs: &[(u64, u64, usize, CcSpec, bool)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
         let handles: Vec<_> = specs
             .iter()
-            .map(|(start_ns, size, client, cc)| {
+            .map(|(start_ns, size, client, cc, reverse)| {
                 s.spawn(move || {
                     wait_until(t0 + Duration::from_nanos(*start_ns), &lab.interrupt)?;
-                    let r = lab.flow(*client, 0, cc, *size, false);
+                    let r = if *reverse { lab.upload(*client, *size) } else { lab.flow(*client, 0, cc, *size, false) };
                     pb.inc(1);
                     r
                 })

@@ -43,6 +43,12 @@ fn competing(cc: &[&str], flows: &[(&str, &str, usize)], bin: &str) -> String {
     format!("kind = \"competing\"\ncc = [{}]\nflows = [{list}]\nbin = \"{bin}\"", quoted(cc))
 }
 
+/// Long flows, each from the client named: (start, size, index into `cc`, client).
+fn competing_from(cc: &[&str], flows: &[(&str, &str, usize, usize)], bin: &str) -> String {
+    let list = flows.iter().map(|(s, z, c, k)| format!("{{ start = \"{s}\", size = \"{z}\", cc = {c}, client = {k} }}")).collect::<Vec<_>>().join(", ");
+    format!("kind = \"competing\"\ncc = [{}]\nflows = [{list}]\nbin = \"{bin}\"", quoted(cc))
+}
+
 fn run(label: impl Into<String>, toml: String) -> Run {
     Run { label: label.into(), toml }
 }
@@ -53,6 +59,18 @@ fn of<'a>(rows: &[&'a FlowRow], cc: &str, size: Option<&str>) -> Vec<&'a FlowRow
 
 fn stat(rows: &[&FlowRow], f: impl Fn(&FlowRow) -> Option<f64>) -> (Option<f64>, Option<f64>) {
     mean_spread(&rows.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
+}
+
+/// A sweep's mean over its sizes, with the uncertainty from its repetitions: one mean
+/// per repetition (every size once), then their mean and spread.
+fn by_rep(rows: &[&FlowRow], f: impl Fn(&FlowRow) -> Option<f64>) -> (Option<f64>, Option<f64>) {
+    let mut reps: std::collections::BTreeMap<u32, Vec<f64>> = Default::default();
+    for r in rows {
+        if let Some(v) = f(r) {
+            reps.entry(r.rep).or_default().push(v);
+        }
+    }
+    mean_spread(&reps.values().map(|v| v.iter().sum::<f64>() / v.len() as f64).collect::<Vec<_>>())
 }
 
 fn mean(rows: &[&FlowRow], f: impl Fn(&FlowRow) -> Option<f64>) -> Option<f64> {
@@ -252,9 +270,8 @@ fn sc_fig8(r: &Runs) -> Vec<Point> {
     for (rtt, paper) in [("10ms", 0.963), ("50ms", 0.988), ("100ms", 0.993)] {
         let rows = r.rows(&format!("rtt{rtt}"));
         for cc in ["cubic", "s_cubic"] {
-            let per_size: Vec<f64> = ALL_SIZES.iter().filter_map(|s| mean(&of(&rows, cc, Some(s)), omega)).collect();
             let claim = if cc == "s_cubic" { value(paper, 0.03) } else { Claim::None };
-            out.push(Point::new(format!("{cc} mean Ω"), rtt, claim, lab(mean_spread(&per_size).0)));
+            out.push(Point::new(format!("{cc} mean Ω"), rtt, claim, by_rep(&of(&rows, cc, None), omega)));
         }
     }
     out
@@ -283,7 +300,7 @@ fn sc_table3(r: &Runs) -> Vec<Point> {
     for (buf, cc, vals) in paper {
         for (rtt, v) in ["10ms", "50ms", "100ms"].iter().zip(vals) {
             let rows = r.rows(&format!("{buf}-{rtt}"));
-            out.push(Point::new(format!("{cc} {buf}"), *rtt, value(v, 0.3), stat(&of(&rows, cc, None), queue)));
+            out.push(Point::new(format!("{cc} {buf}"), *rtt, value(v, 0.3), by_rep(&of(&rows, cc, None), queue)));
         }
     }
     out
@@ -376,19 +393,23 @@ fn sc_fig12(r: &Runs) -> Vec<Point> {
     out
 }
 
+/// S-Cubic §V-D: "For the S-Cubic flow, it used the estimated bandwidth from a previous
+/// 8 KB flow": an 8 KB flow from client 1, then the long flows from clients 0 and 1 (the
+/// second meets the entry the 8 KB flow left).
+fn two_long_flows(cc: &str, a: &str, b: &str) -> String {
+    competing_from(&[cc], &[("0s", "8k", 0, 1), ("1s", a, 0, 0), ("6s", b, 0, 1)], "500ms")
+}
+
 fn sc_fig13_runs(c: &Ctx) -> Vec<Run> {
     let (a, b) = c.pick(("400m", "300m"), ("1200m", "1000m"));
-    ["cubic", "s_cubic"]
-        .iter()
-        .map(|cc| run(*cc, experiment("", &link("100mbit", "50ms", "1bdp"), &competing(&[cc], &[("0s", a, 0), ("5s", b, 0)], "500ms"), "")))
-        .collect()
+    ["cubic", "s_cubic"].iter().map(|cc| run(*cc, experiment("", &link("100mbit", "50ms", "1bdp"), &two_long_flows(cc, a, b), ""))).collect()
 }
 
 fn sc_fig13(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
     for cc in ["cubic", "s_cubic"] {
-        let start = r.rows(cc).get(1).map_or(5.0, |f| f.start_s);
-        let t = convergence_s(&throughput(r, cc), 0, 1, start);
+        let start = r.rows(cc).get(2).map_or(6.0, |f| f.start_s);
+        let t = convergence_s(&throughput(r, cc), 1, 2, start);
         // "it takes nearly one minute for the second [Cubic] flow to ramp up".
         let claim = if cc == "cubic" { value(60.0, 0.5) } else { Claim::None };
         out.push(Point::new(cc, "second flow: s to 80 % of the first's rate", claim, lab(t)));
@@ -398,10 +419,7 @@ fn sc_fig13(r: &Runs) -> Vec<Point> {
 
 fn sc_fig14_runs(c: &Ctx) -> Vec<Run> {
     let (a, b) = c.pick(("150m", "100m"), ("600m", "500m"));
-    ["cubic", "s_cubic"]
-        .iter()
-        .map(|cc| run(*cc, experiment("packet_series = true", &link("100mbit", "50ms", "1bdp"), &competing(&[cc], &[("0s", a, 0), ("5s", b, 0)], "500ms"), "")))
-        .collect()
+    ["cubic", "s_cubic"].iter().map(|cc| run(*cc, experiment("packet_series = true", &link("100mbit", "50ms", "1bdp"), &two_long_flows(cc, a, b), ""))).collect()
 }
 
 fn sc_fig14(r: &Runs) -> Vec<Point> {
@@ -409,8 +427,8 @@ fn sc_fig14(r: &Runs) -> Vec<Point> {
     // "the second S-Cubic flow triggered 138 retransmissions versus Cubic's 4 retransmissions in the first RTT".
     for (cc, paper) in [("cubic", 4.0), ("s_cubic", 138.0)] {
         let rows = r.rows(cc);
-        let Some(second) = rows.get(1) else { continue };
-        let retx: Vec<f64> = r.csv(cc, report::RETRANSMISSIONS_CSV).iter().filter(|p| p[0] == "1").map(|p| crate::plot::num(&p[2])).collect();
+        let Some(second) = rows.get(2) else { continue };
+        let retx: Vec<f64> = r.csv(cc, report::RETRANSMISSIONS_CSV).iter().filter(|p| p[0] == "2").map(|p| crate::plot::num(&p[2])).collect();
         let rtt = second.link_rtt_ms / 1e3;
         let first_rounds = |k: f64| retx.iter().filter(|t| **t >= second.start_s && **t < second.start_s + k * rtt).count() as f64;
         // The lab counts at the bottleneck, where a retransmission arrives about one RTT
@@ -433,11 +451,13 @@ fn mobile_link(c: &Ctx, net: &str, loss: &str) -> String {
 }
 
 fn sc_mobile_runs(c: &Ctx) -> Vec<Run> {
-    let sizes = c.pick(&["256k", "1m"][..], &["64k", "256k", "1m", "4m"][..]);
     let mut runs = Vec::new();
     for net in c.pick(&["4g", "5g"][..], &["3g", "4g", "5g"][..]) {
         for loss in ["0", "0.1%"] {
-            runs.push(run(format!("{net}-{}", if loss == "0" { "0" } else { "0.1" }), experiment("", &mobile_link(c, net, loss), &sweep(&["cubic", "s_cubic"], sizes, c.pick(1, 3), true), "")));
+            // Side by side on two copies of the link (the same trace timeline): a trace's
+            // capacity changes too much from one minute to the next for runs in turn.
+            let wl = poisson(&["cubic", "s_cubic"], "256k", 0.3, c.pick(30, 150), "warm = true\nclients = 2\nparallel = true\nseed = 16");
+            runs.push(run(format!("{net}-{}", if loss == "0" { "0" } else { "0.1" }), experiment("", &mobile_link(c, net, loss), &wl, "")));
         }
     }
     runs
@@ -846,7 +866,7 @@ fn sbbr_table5(r: &Runs) -> Vec<Point> {
 }
 
 const SC_DEPARTS: &str = "Linux 6.18 sender and receiver (the paper: 5.3); s_cubic is headstart's (GCBE, Careful Resume, the window override), not the authors' module.";
-const MOBILE_DEPARTS: &str = "3G and 4G are mahimahi's T-Mobile UMTS and LTE recordings (2 and 17 Mbit/s; the paper's own captures, ~5 and ~20 Mbit/s, are not public); 5G a constant 180 Mbit/s (its measured mean), 20 ms, 10 MB.";
+const MOBILE_DEPARTS: &str = "3G and 4G are mahimahi's T-Mobile UMTS and LTE recordings (2 and 17 Mbit/s; the paper's own captures, ~5 and ~20 Mbit/s, are not public); 5G a constant 180 Mbit/s (its measured mean), 20 ms, 10 MB; Poisson flows (mean 256 KB, 30 % load) with the two controllers side by side on copies of the link.";
 const HY_DEPARTS: &str = "the kernel's Cubic with HyStart (6.18, its delay and ACK-train tests) against cubic_ss, the same with HyStart off for the flow; the paper's senders were TCP-SACK on Linux 2.6.23.";
 const SBBR_DEPARTS: &str = "BBRv1 only (the kernel's; no BBRv2); a constant 180 Mbit/s stands in for the paper's 5G trace; Poisson arrivals at 10 % load stand in for its flow generator.";
 
@@ -860,7 +880,7 @@ pub static ALL: &[Reproduction] = &[
     Reproduction { id: "s-cubic-fig9", source: "S-Cubic Fig. 9", title: "per-packet queueing delay of an 8.2 MB flow", quantity: "ms", runs: sc_fig9_runs, compare: sc_fig9, departs: SC_DEPARTS },
     Reproduction { id: "s-cubic-fig10", source: "S-Cubic Fig. 10", title: "FCT improvement over Cubic at 12/27/63 % utilization", quantity: "%", runs: sc_fig10_runs, compare: sc_fig10, departs: "4 clients with a warm-up flow each; fewer flows than the paper's 1,000 per point." },
     Reproduction { id: "s-cubic-fig12", source: "S-Cubic Fig. 12 (§V-D)", title: "Cubic's FCT beside S-Cubic on a shared bottleneck", quantity: "% FCT increase", runs: sc_fig12_runs, compare: sc_fig12, departs: "one Poisson process split between the controllers' clients (mixed) against the same with Cubic on both." },
-    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "each flow from its own client, so the second s_cubic flow starts with no entry (SUSS on its miss), not from an 8 KB flow's estimate." },
+    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "an 8 KB flow from the second flow's client primes its entry (the paper's method); the flows start at 1 s and 6 s." },
     Reproduction { id: "s-cubic-fig14", source: "S-Cubic Fig. 14", title: "retransmissions per RTT of two competing flows", quantity: "segments", runs: sc_fig14_runs, compare: sc_fig14, departs: "as s-cubic-fig13; retransmissions counted where they reach the bottleneck." },
     Reproduction { id: "s-cubic-fig16", source: "S-Cubic Fig. 16", title: "FCT improvement in 3G/4G/5G, 0 and 0.1 % loss", quantity: "%", runs: sc_mobile_runs, compare: sc_fig16, departs: MOBILE_DEPARTS },
     Reproduction { id: "s-cubic-table5", source: "S-Cubic Table 5", title: "queueing delay in 3G/4G/5G, Cubic and S-Cubic", quantity: "ms", runs: sc_mobile_runs, compare: sc_table5, departs: MOBILE_DEPARTS },

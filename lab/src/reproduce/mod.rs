@@ -64,7 +64,7 @@ pub struct Point {
     pub x: String,
     pub paper: Claim,
     pub lab: Option<f64>,
-    /// Half the range of the lab's repetitions (None: one repetition).
+    /// Twice the standard error of the lab's mean (None: one value).
     pub spread: Option<f64>,
 }
 
@@ -149,15 +149,18 @@ impl Runs {
     }
 }
 
-/// The mean of `xs` and half their range (None for fewer than two).
+/// The mean of `xs` and twice its standard error (≈ a 95 % interval; None for fewer
+/// than two): the uncertainty of the mean, not the spread of the values (a mean over
+/// flows of every size is not as uncertain as its sizes are different).
 pub fn mean_spread(xs: &[f64]) -> (Option<f64>, Option<f64>) {
     let xs: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
     if xs.is_empty() {
         return (None, None);
     }
-    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-    let (lo, hi) = xs.iter().fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-    (Some(mean), (xs.len() > 1).then_some((hi - lo) / 2.0))
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (Some(mean), (xs.len() > 1).then(|| 2.0 * (var / n).sqrt()))
 }
 
 pub fn find(id: &str) -> Result<&'static Reproduction> {
@@ -203,12 +206,29 @@ pub fn reproduce(id: &str, ctx: &Ctx, dir: Option<PathBuf>, quiet: bool) -> Resu
         let rows = report::read_rows(&run_dir)?;
         done.push((run.label.clone(), run_dir, rows));
     }
+    compare_and_write(r, ctx, &dir, done, started.elapsed().as_secs_f64())?;
+    Ok(dir)
+}
+
+/// Compares again what an earlier `reproduce` of `id` left in `dir` (its runs' folders),
+/// running nothing: a changed comparison, re-read from the same measurements.
+pub fn recompare(id: &str, ctx: &Ctx, dir: &Path) -> Result<()> {
+    let r = find(id)?;
+    let mut done = Vec::new();
+    for run in (r.runs)(ctx) {
+        let run_dir = dir.join(&run.label);
+        let rows = report::read_rows(&run_dir).with_context(|| format!("{}: no results of run {} (was it `reproduce {id}{}`?)", dir.display(), run.label, if ctx.quick { " --quick" } else { "" }))?;
+        done.push((run.label, run_dir, rows));
+    }
+    compare_and_write(r, ctx, dir, done, 0.0)
+}
+
+fn compare_and_write(r: &Reproduction, ctx: &Ctx, dir: &Path, done: Vec<(String, PathBuf, Vec<FlowRow>)>, elapsed_s: f64) -> Result<()> {
     let points = (r.compare)(&Runs(done));
     if points.is_empty() {
-        bail!("{id}: the runs gave nothing to compare");
+        bail!("{}: the runs gave nothing to compare", r.id);
     }
-    write_comparison(r, ctx, &dir, &points, started.elapsed().as_secs_f64())?;
-    Ok(dir)
+    write_comparison(r, ctx, dir, &points, elapsed_s)
 }
 
 #[derive(Serialize)]
@@ -228,13 +248,13 @@ fn write_comparison(r: &Reproduction, ctx: &Ctx, dir: &Path, points: &[Point], e
     let mut t = Table::new();
     t.set_header(["series", "point", &format!("paper ({})", r.quantity), "lab", "agreement"]);
     let mut md = format!(
-        "#### {} — {}: {}\n\n`headstart lab reproduce {}{}`, {:.0} s, commit {}.\n\n| series | point | paper | lab | agreement |\n|---|---|---|---|---|\n",
+        "#### {} — {}: {}\n\n`headstart lab reproduce {}{}`, {}, commit {}.\n\n| series | point | paper | lab | agreement |\n|---|---|---|---|---|\n",
         r.id,
         r.source,
         r.title,
         r.id,
         if ctx.quick { " --quick" } else { "" },
-        elapsed_s,
+        if elapsed_s > 0.0 { format!("{elapsed_s:.0} s") } else { "compared again from its runs (--from)".into() },
         headstart::GIT_COMMIT
     );
     let mut csv = String::from("id,series,point,paper_kind,paper,lab,spread,agreement\n");
@@ -297,7 +317,8 @@ mod tests {
         assert_eq!(p(Claim::AtLeast { v: 30.0 }, Some(29.0), Some(2.0)).agreement(), "agrees");
         assert_eq!(p(Claim::None, Some(3.0), None).agreement(), "lab only");
         assert_eq!(p(Claim::AtLeast { v: 30.0 }, None, None).agreement(), "not measured");
-        assert_eq!(mean_spread(&[1.0, 3.0, f64::NAN]), (Some(2.0), Some(1.0)));
+        // Two values 2 apart: sd √2, standard error 1, the interval ± 2.
+        assert_eq!(mean_spread(&[1.0, 3.0, f64::NAN]), (Some(2.0), Some(2.0)));
         assert_eq!(mean_spread(&[2.0]), (Some(2.0), None));
     }
 

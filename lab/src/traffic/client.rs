@@ -54,6 +54,34 @@ pub fn client_flow(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, t
     Ok(ClientFlow { local, start, fct: last_byte - start, handshake, bytes: got })
 }
 
+/// A flow the other way, from inside the client namespace: connect, ask the server to
+/// take `size` bytes (`cc` names the server's port's controller, as a request does),
+/// send them, and wait for its one-byte receipt. The FCT runs to the receipt.
+pub fn client_upload(server: SocketAddr, local: SocketAddr, size: u64, cc: &str, timeout: Duration, interrupt: &Interrupt) -> Result<ClientFlow> {
+    let (mut stream, start, handshake) = connect_from(local, server)?;
+    stream.write_all(format!("{size} {cc} up\n").as_bytes())?;
+    stream.set_write_timeout(Some(Duration::from_millis(200)))?;
+    static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(ZEROS.len() as u64) as usize;
+        match stream.write(&ZEROS[..n]) {
+            Ok(w) => left -= w as u64,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                interrupt.check()?;
+                if start.elapsed() > timeout {
+                    bail!("upload of {size} bytes timed out after {timeout:?}");
+                }
+            }
+            Err(e) => return Err(e).context("sending"),
+        }
+    }
+    stream.set_read_timeout(Some(timeout.saturating_sub(start.elapsed()).max(Duration::from_millis(1))))?;
+    let mut receipt = [0u8; 1];
+    stream.read_exact(&mut receipt).context("waiting for the server's receipt")?;
+    Ok(ClientFlow { local, start, fct: start.elapsed(), handshake, bytes: size })
+}
+
 /// A TCP connection from `local` to `server`, made in the calling thread's namespace:
 /// the stream, when connect() began and how long it took.
 pub(super) fn connect_from(local: SocketAddr, server: SocketAddr) -> Result<(TcpStream, Instant, Duration)> {

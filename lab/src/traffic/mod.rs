@@ -21,7 +21,7 @@ mod keepalive;
 mod server;
 mod tcp_info;
 
-pub use client::{client_flow, ClientFlow};
+pub use client::{client_flow, client_upload, ClientFlow};
 pub use browser::{page_load, PageLayout, PageLoad};
 pub use http::{curl_flow, HttpServer, PageProtocol, HTTP_PORT};
 pub use keepalive::KeepAlive;

@@ -181,6 +181,25 @@ fn serve_one(mut stream: TcpStream, peer: SocketAddr, results: Results, sample: 
     cv.notify_all();
 }
 
+/// A flow the other way: read `size` bytes, answer one byte, wait for the client to close.
+fn take_upload(stream: &mut TcpStream, size: u64) -> Result<ServerFlowInfo> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut got = 0u64;
+    while got < size {
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            bail!("the client stopped after {got} of {size} bytes");
+        }
+        got += n as u64;
+    }
+    stream.write_all(b"k")?;
+    stream.shutdown(Shutdown::Write)?;
+    let mut sink = [0u8; 64];
+    while stream.read(&mut sink)? > 0 {}
+    let ti = TcpInfo::get(stream.as_raw_fd())?;
+    Ok(ServerFlowInfo { cc: current_congestion(stream.as_raw_fd()).unwrap_or_default(), min_rtt_us: ti.min_rtt_us(), srtt_us: ti.rtt_us(), mss: ti.snd_mss(), ..Default::default() })
+}
+
 fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<ServerFlowInfo> {
     let _ = stream.set_nonblocking(false);
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
@@ -200,6 +219,9 @@ fn serve_flow(stream: &mut TcpStream, sample: Option<Duration>) -> Result<Server
     // Inherited from the listener; set it only if a client asked another port.
     if current_congestion(fd).as_deref() != Some(cc.as_str()) {
         set_congestion(fd, &cc)?;
+    }
+    if words.next() == Some("up") {
+        return take_upload(stream, size);
     }
     let started = Instant::now();
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
