@@ -20,16 +20,9 @@
 #include <bpf/bpf_tracing.h>
 #include "path_table.h"
 #include "pacing.h"
+#include "cubic_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern void cubictcp_init(struct sock *sk) __ksym;
-extern __u32 cubictcp_recalc_ssthresh(struct sock *sk) __ksym;
-extern void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
-extern void cubictcp_state(struct sock *sk, __u8 new_state) __ksym;
-extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym;
-extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
-extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 /* Per address, the cwnd its last connection ended with (cache, cache_plus). */
 struct {

@@ -60,16 +60,9 @@
 #include "suss_start.h"
 #include "lib/hook_guard.h"
 #include "late_init.h"
+#include "cubic_kfuncs.h"
 
 char _license[] SEC("license") = "GPL";
-
-extern void cubictcp_init(struct sock *sk) __ksym;
-extern __u32 cubictcp_recalc_ssthresh(struct sock *sk) __ksym;
-extern void cubictcp_cong_avoid(struct sock *sk, __u32 ack, __u32 acked) __ksym;
-extern void cubictcp_state(struct sock *sk, __u8 new_state) __ksym;
-extern void cubictcp_cwnd_event(struct sock *sk, enum tcp_ca_event event) __ksym;
-extern void cubictcp_acked(struct sock *sk, const struct ack_sample *sample) __ksym;
-extern __u32 tcp_reno_undo_cwnd(struct sock *sk) __ksym;
 
 struct s_cubic_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */

@@ -100,7 +100,11 @@ fn retrans_pct(rows: &[&FlowRow]) -> Option<f64> {
 }
 
 fn value(v: f64, tol: f64) -> Claim {
-    Claim::Value { v, tol }
+    Claim::Value { v, tol, step: 0.0 }
+}
+/// A value a table printed to `step` (1: whole milliseconds).
+fn printed(v: f64, tol: f64, step: f64) -> Claim {
+    Claim::Value { v, tol, step }
 }
 fn lab(v: Option<f64>) -> (Option<f64>, Option<f64>) {
     (v, None)
@@ -300,7 +304,7 @@ fn sc_table3(r: &Runs) -> Vec<Point> {
     for (buf, cc, vals) in paper {
         for (rtt, v) in ["10ms", "50ms", "100ms"].iter().zip(vals) {
             let rows = r.rows(&format!("{buf}-{rtt}"));
-            out.push(Point::new(format!("{cc} {buf}"), *rtt, value(v, 0.3), by_rep(&of(&rows, cc, None), queue)));
+            out.push(Point::new(format!("{cc} {buf}"), *rtt, printed(v, 0.3, 0.1), by_rep(&of(&rows, cc, None), queue)));
         }
     }
     out
@@ -497,7 +501,7 @@ fn sc_table5(r: &Runs) -> Vec<Point> {
         for (i, (cc, loss)) in [("cubic", "0"), ("cubic", "0.1"), ("s_cubic", "0"), ("s_cubic", "0.1")].iter().enumerate() {
             let rows = r.rows(&format!("{net}-{loss}"));
             if !rows.is_empty() {
-                out.push(Point::new(format!("{cc} loss {loss} %"), net, value(v[i], 0.5), stat(&of(&rows, cc, None), queue)));
+                out.push(Point::new(format!("{cc} loss {loss} %"), net, printed(v[i], 0.5, 1.0), stat(&of(&rows, cc, None), queue)));
             }
         }
     }
@@ -837,13 +841,13 @@ fn sbbr_runs(c: &Ctx, loss: &str) -> Vec<Run> {
         .collect()
 }
 
-fn sbbr_table(r: &Runs, paper: &[(&str, [f64; 4])], f: fn(&FlowRow) -> Option<f64>, tol: f64) -> Vec<Point> {
+fn sbbr_table(r: &Runs, paper: &[(&str, [f64; 4])], f: fn(&FlowRow) -> Option<f64>, tol: f64, step: f64) -> Vec<Point> {
     let mut out = Vec::new();
     for (cc, vals) in paper {
         for (m, v) in ["64k", "128k", "512k", "1024k"].iter().zip(vals) {
             let rows = r.rows(&format!("mean{m}"));
             if !rows.is_empty() {
-                out.push(Point::new(*cc, format!("mean {m}"), value(*v, tol), stat(&of(&rows, cc, None), f)));
+                out.push(Point::new(*cc, format!("mean {m}"), printed(*v, tol, step), stat(&of(&rows, cc, None), f)));
             }
         }
     }
@@ -855,16 +859,16 @@ fn tput(r: &FlowRow) -> Option<f64> {
 }
 
 fn sbbr_table2(r: &Runs) -> Vec<Point> {
-    sbbr_table(r, &[("bbr", [4.5, 7.5, 20.5, 32.8]), ("s_bbr", [9.0, 15.3, 39.7, 59.3]), ("cubic", [4.5, 7.0, 14.3, 18.2]), ("s_cubic", [7.8, 13.0, 32.8, 48.8])], tput, 0.3)
+    sbbr_table(r, &[("bbr", [4.5, 7.5, 20.5, 32.8]), ("s_bbr", [9.0, 15.3, 39.7, 59.3]), ("cubic", [4.5, 7.0, 14.3, 18.2]), ("s_cubic", [7.8, 13.0, 32.8, 48.8])], tput, 0.3, 0.1)
 }
 fn sbbr_table3(r: &Runs) -> Vec<Point> {
-    sbbr_table(r, &[("bbr", [4.5, 7.2, 18.9, 30.1]), ("s_bbr", [8.1, 13.7, 35.3, 52.9]), ("cubic", [4.1, 6.1, 10.3, 11.3]), ("s_cubic", [5.5, 9.0, 22.3, 30.6])], tput, 0.3)
+    sbbr_table(r, &[("bbr", [4.5, 7.2, 18.9, 30.1]), ("s_bbr", [8.1, 13.7, 35.3, 52.9]), ("cubic", [4.1, 6.1, 10.3, 11.3]), ("s_cubic", [5.5, 9.0, 22.3, 30.6])], tput, 0.3, 0.1)
 }
 fn sbbr_table4(r: &Runs) -> Vec<Point> {
-    sbbr_table(r, &[("bbr", [1.0, 1.0, 6.0, 10.0]), ("s_bbr", [1.0, 1.0, 5.0, 10.0]), ("cubic", [1.0, 1.0, 1.0, 1.0]), ("s_cubic", [1.0, 1.0, 1.0, 1.0])], queue, 0.5)
+    sbbr_table(r, &[("bbr", [1.0, 1.0, 6.0, 10.0]), ("s_bbr", [1.0, 1.0, 5.0, 10.0]), ("cubic", [1.0, 1.0, 1.0, 1.0]), ("s_cubic", [1.0, 1.0, 1.0, 1.0])], queue, 0.5, 1.0)
 }
 fn sbbr_table5(r: &Runs) -> Vec<Point> {
-    sbbr_table(r, &[("bbr", [1.0, 1.0, 5.0, 9.0]), ("s_bbr", [1.0, 1.0, 5.0, 8.0]), ("cubic", [0.0, 0.0, 0.0, 0.0]), ("s_cubic", [1.0, 1.0, 0.0, 0.0])], queue, 0.5)
+    sbbr_table(r, &[("bbr", [1.0, 1.0, 5.0, 9.0]), ("s_bbr", [1.0, 1.0, 5.0, 8.0]), ("cubic", [0.0, 0.0, 0.0, 0.0]), ("s_cubic", [1.0, 1.0, 0.0, 0.0])], queue, 0.5, 1.0)
 }
 
 const SC_DEPARTS: &str = "Linux 6.18 sender and receiver (the paper: 5.3); s_cubic is headstart's (GCBE, Careful Resume, the window override), not the authors' module.";

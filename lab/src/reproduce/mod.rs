@@ -50,8 +50,9 @@ pub struct Run {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Claim {
     /// A number from the paper's text or tables; agreement within `tol` of it
-    /// (relative), or within the lab's own spread.
-    Value { v: f64, tol: f64 },
+    /// (relative), within half the step it was printed to (`step`: 1 for "6 ms"), or
+    /// within the lab's own spread.
+    Value { v: f64, tol: f64, step: f64 },
     AtMost { v: f64 },
     AtLeast { v: f64 },
     /// The paper gives no number here (a figure only): the lab's value stands alone.
@@ -77,7 +78,7 @@ impl Point {
         let Some(lab) = self.lab.filter(|v| v.is_finite()) else { return "not measured" };
         let s = self.spread.unwrap_or(0.0);
         let ok = match self.paper {
-            Claim::Value { v, tol } => (lab - v).abs() <= (tol * v.abs()).max(s),
+            Claim::Value { v, tol, step } => (lab - v).abs() <= (tol * v.abs()).max(step / 2.0).max(s),
             Claim::AtMost { v } => lab - s <= v,
             Claim::AtLeast { v } => lab + s >= v,
             Claim::None => return "lab only",
@@ -309,9 +310,12 @@ mod tests {
     #[test]
     fn agreement_follows_the_claim_and_the_spread() {
         let p = |paper, lab, spread| Point { series: "s".into(), x: "x".into(), paper, lab, spread };
-        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1 }, Some(1.05), None).agreement(), "agrees");
-        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1 }, Some(1.2), None).agreement(), "DIFFERS");
-        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1 }, Some(1.2), Some(0.25)).agreement(), "agrees");
+        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1, step: 0.0 }, Some(1.05), None).agreement(), "agrees");
+        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1, step: 0.0 }, Some(1.2), None).agreement(), "DIFFERS");
+        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1, step: 0.0 }, Some(1.2), Some(0.25)).agreement(), "agrees");
+        // "1 ms" in a table of whole milliseconds is anything that rounds to it.
+        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1, step: 1.0 }, Some(0.6), None).agreement(), "agrees");
+        assert_eq!(p(Claim::Value { v: 1.0, tol: 0.1, step: 1.0 }, Some(0.4), None).agreement(), "DIFFERS");
         assert_eq!(p(Claim::AtMost { v: 0.5 }, Some(0.45), None).agreement(), "agrees");
         assert_eq!(p(Claim::AtMost { v: 0.5 }, Some(0.6), Some(0.05)).agreement(), "DIFFERS");
         assert_eq!(p(Claim::AtLeast { v: 30.0 }, Some(29.0), Some(2.0)).agreement(), "agrees");
