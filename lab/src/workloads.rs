@@ -252,6 +252,11 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
         }
         Workload::Fleet(_) => anyhow::bail!("a fleet workload runs through lab::fleet"),
         Workload::Competing { cc, flows, bin_ns } => {
+            // Every run from an empty history: an entry an earlier run left for these
+            // addresses (another link, another experiment) would decide its starts.
+            for client in 0..exp.workload.clients() {
+                lab.forget_peers(client)?;
+            }
             let pb = progress(flows.len() as u64, quiet);
             let specs: Vec<(u64, u64, usize, CcSpec, bool)> = flows.iter().map(|f| (f.start_ns, f.size, f.client, cc[f.cc].clone(), f.reverse)).collect();
             let outcomes = run_competing(&lab, &specs, &pb)?;

@@ -398,10 +398,11 @@ fn sc_fig12(r: &Runs) -> Vec<Point> {
 }
 
 /// S-Cubic §V-D: "For the S-Cubic flow, it used the estimated bandwidth from a previous
-/// 8 KB flow": an 8 KB flow from client 1, then the long flows from clients 0 and 1 (the
-/// second meets the entry the 8 KB flow left).
+/// 8 KB flow". headstart stores nothing from 8 KB (it would underestimate: s-cubic-fig6),
+/// so a 1 MB flow from client 1 primes the entry, then the long flows from clients 0 and
+/// 1 (the second meets the entry; the first starts with none).
 fn two_long_flows(cc: &str, a: &str, b: &str) -> String {
-    competing_from(&[cc], &[("0s", "8k", 0, 1), ("1s", a, 0, 0), ("6s", b, 0, 1)], "500ms")
+    competing_from(&[cc], &[("0s", "1m", 0, 1), ("2s", a, 0, 0), ("7s", b, 0, 1)], "500ms")
 }
 
 fn sc_fig13_runs(c: &Ctx) -> Vec<Run> {
@@ -412,7 +413,7 @@ fn sc_fig13_runs(c: &Ctx) -> Vec<Run> {
 fn sc_fig13(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
     for cc in ["cubic", "s_cubic"] {
-        let start = r.rows(cc).get(2).map_or(6.0, |f| f.start_s);
+        let start = r.rows(cc).get(2).map_or(7.0, |f| f.start_s);
         let t = convergence_s(&throughput(r, cc), 1, 2, start);
         // "it takes nearly one minute for the second [Cubic] flow to ramp up".
         let claim = if cc == "cubic" { value(60.0, 0.5) } else { Claim::None };
@@ -886,7 +887,7 @@ pub static ALL: &[Reproduction] = &[
     Reproduction { id: "s-cubic-fig9", source: "S-Cubic Fig. 9", title: "per-packet queueing delay of an 8.2 MB flow", quantity: "ms", runs: sc_fig9_runs, compare: sc_fig9, departs: SC_DEPARTS },
     Reproduction { id: "s-cubic-fig10", source: "S-Cubic Fig. 10", title: "FCT improvement over Cubic at 12/27/63 % utilization", quantity: "%", runs: sc_fig10_runs, compare: sc_fig10, departs: "4 clients with a warm-up flow each; fewer flows than the paper's 1,000 per point." },
     Reproduction { id: "s-cubic-fig12", source: "S-Cubic Fig. 12 (§V-D)", title: "Cubic's FCT beside S-Cubic on a shared bottleneck", quantity: "% FCT increase", runs: sc_fig12_runs, compare: sc_fig12, departs: "one Poisson process split between the controllers' clients (mixed) against the same with Cubic on both." },
-    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "an 8 KB flow from the second flow's client primes its entry (the paper's method); the flows start at 1 s and 6 s." },
+    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "a 1 MB flow from the second flow's client primes its entry (the paper used 8 KB; headstart stores nothing from so small a flow); the flows start at 2 s and 7 s, each run from an empty table." },
     Reproduction { id: "s-cubic-fig14", source: "S-Cubic Fig. 14", title: "retransmissions per RTT of two competing flows", quantity: "segments", runs: sc_fig14_runs, compare: sc_fig14, departs: "as s-cubic-fig13; retransmissions counted where they reach the bottleneck." },
     Reproduction { id: "s-cubic-fig16", source: "S-Cubic Fig. 16", title: "FCT improvement in 3G/4G/5G, 0 and 0.1 % loss", quantity: "%", runs: sc_mobile_runs, compare: sc_fig16, departs: MOBILE_DEPARTS },
     Reproduction { id: "s-cubic-table5", source: "S-Cubic Table 5", title: "queueing delay in 3G/4G/5G, Cubic and S-Cubic", quantity: "ms", runs: sc_mobile_runs, compare: sc_table5, departs: MOBILE_DEPARTS },
