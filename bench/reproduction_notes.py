@@ -17,7 +17,7 @@ NOTES = {
         "of why Cache+ was needed."
     ),
     "s-cubic-fig9": (
-        "Cubic agrees. S-Cubic's first 800 packets wait 1.4 ms here against the paper's 0.4: "
+        "Cubic agrees. S-Cubic's first 800 packets wait 1.4 ms here (full run 1.6 ± 0.3) against the paper's 0.4: "
         "the entry its warm-up stored is 96.5 Mbit/s of payload (flows.csv, table_bw_mbps), "
         "which with headers is the link's 100 Mbit/s exactly, so the paced jump arrives at the "
         "link's own rate and the small bursts of the kernel's pacing (two segments per "
@@ -45,18 +45,22 @@ NOTES = {
     ),
     "s-cubic-fig13": (
         "Cubic's late flow needs 37 s to reach 80 % of the first's rate (the paper: nearly a "
-        "minute). The S-Cubic late flow, starting from its 8 KB flow's entry, needs about as "
-        "long here, not 'quickly': in s-cubic-fig14's run of the same setup it jumped (363 "
-        "packets, below its entry's 417-packet BDP) "
-        "into the first flow's full queue, lost, and Careful Resume's Safe Retreat "
-        "(retreat_loss) put it back on Cubic's path; the paper's S-Cubic kept its jump."
+        "minute). The S-Cubic late flow, starting from the entry a 1 MB flow left, needs as "
+        "long (36 s), not 'quickly': it jumped (381 packets, the entry's 96.7 Mbit/s at 50 ms "
+        "is 417) into the first flow's full queue, lost, and Careful Resume's Safe Retreat "
+        "(retreat_loss, flows.csv) put it back on Cubic's path; the paper's S-Cubic kept its "
+        "jump. The full run (flows of 1.2 GB and 1 GB) took 133 s for Cubic's late flow and "
+        "60 s for S-Cubic's (one run each: how fast two Cubic flows meet depends on how their "
+        "losses fall, and the quick runs' 37 s had flows ending ~50 s after the join). "
+        "Before ed9327c these runs met entries earlier runs had left (a competing run did "
+        "not forget its peers): the first long flow jumped too."
     ),
     "s-cubic-fig14": (
-        "Cubic's late flow retransmits 2 segments in its first rounds (the paper: 4). "
-        "S-Cubic's 16 against the paper's 138 is the same Careful Resume retreat as in "
-        "Fig. 13: the jump stops at the first loss instead of running its full window into "
-        "the full queue. The figure's trade-off (S-Cubic's convergence bought with losses) is "
-        "what headstart removed."
+        "Cubic's late flow retransmits 10 segments in its first rounds (full run 3; the paper: "
+        "4); S-Cubic's 11 (full run 15) against the paper's 138 is the retreat of Fig. 13: the jump (363 "
+        "packets) stops at the first loss instead of running into the full queue. The "
+        "figure's trade-off (S-Cubic's convergence bought with losses) is what Careful "
+        "Resume removed, and with it the convergence."
     ),
     "s-cubic-fig16": (
         "Gains grow from 4G to 5G, and with loss on 4G. On the 5G stand-in (a constant "
