@@ -3,7 +3,7 @@
 
 use crate::emulator::model::SplitMix64;
 use crate::emulator::stats::{AccuracySummary, FlowKey};
-use crate::experiment::{CcSpec, Experiment, Workload};
+use crate::experiment::{CcSpec, CompetingFlow, Experiment, Workload};
 use crate::testbed::{FlowOutcome, Testbed, TestbedSpec};
 use crate::metrics::{jain_index, FlowRow};
 use headstart::sys::Interrupt;
@@ -258,8 +258,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                 lab.forget_peers(client)?;
             }
             let pb = progress(flows.len() as u64, quiet);
-            let specs: Vec<(u64, u64, usize, CcSpec, bool)> = flows.iter().map(|f| (f.start_ns, f.size, f.client, cc[f.cc].clone(), f.reverse)).collect();
-            let outcomes = run_competing(&lab, &specs, &pb)?;
+            let outcomes = run_competing(&lab, flows, cc, &pb)?;
             for (o, f) in outcomes.into_iter().zip(flows) {
                 push(&mut rows, &mut keys, o, if f.reverse { "reverse" } else { "measured" }, 0, false);
             }
@@ -364,15 +363,15 @@ pub(crate) fn wait_until(due: Instant, interrupt: &Interrupt) -> Result<()> {
     Ok(())
 }
 
-fn run_competing(lab: &Testbed, specs: &[(u64, u64, usize, CcSpec, bool)], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
+fn run_competing(lab: &Testbed, flows: &[CompetingFlow], cc: &[CcSpec], pb: &ProgressBar) -> Result<Vec<FlowOutcome>> {
     let t0 = Instant::now();
     std::thread::scope(|s| {
-        let handles: Vec<_> = specs
+        let handles: Vec<_> = flows
             .iter()
-            .map(|(start_ns, size, client, cc, reverse)| {
+            .map(|f| {
                 s.spawn(move || {
-                    wait_until(t0 + Duration::from_nanos(*start_ns), &lab.interrupt)?;
-                    let r = if *reverse { lab.upload(*client, *size) } else { lab.flow(*client, 0, cc, *size, false) };
+                    wait_until(t0 + Duration::from_nanos(f.start_ns), &lab.interrupt)?;
+                    let r = if f.reverse { lab.upload(f.client, f.size) } else { lab.flow(f.client, 0, &cc[f.cc], f.size, false) };
                     pb.inc(1);
                     r
                 })

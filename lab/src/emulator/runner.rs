@@ -206,6 +206,8 @@ struct Slot {
     index: u32,
     out_fd: i32,
     flow: Option<(FlowKey, bool)>,
+    /// The client a downlink packet goes to (its access delay line, if it has one).
+    client: Option<usize>,
 }
 
 struct Loop {
@@ -413,10 +415,12 @@ impl Loop {
         };
         let downlink = from == 0;
         let mut link = if downlink { 0 } else { self.link_of(from - 1) };
+        let mut client = None;
         let out_fd = if downlink {
             match self.client_by_addr.get(&hdr.dst) {
                 Some(&c) => {
                     link = self.link_of(c);
+                    client = Some(c);
                     self.clients[c].fd.as_raw_fd()
                 }
                 None => {
@@ -452,13 +456,11 @@ impl Loop {
                 self.flows_per_link[link] += 1;
                 self.loss_keys.insert(key, LossKeys { ordinal, ..Default::default() });
             }
-            if downlink {
+            // The keys also tell retransmissions apart (the packet series records them).
+            if downlink && (self.spec.down.loss > 0.0 || self.spec.packet_series) {
                 if let Some(k) = self.loss_keys.get_mut(&key) {
-                    loss_key = k.key(tcp);
-                    retransmission = k.last_was_retransmission;
-                }
-                if self.spec.down.loss == 0.0 {
-                    loss_key = None;
+                    loss_key = k.key(tcp).filter(|_| self.spec.down.loss > 0.0);
+                    retransmission = k.last_was_retransmission && self.spec.packet_series;
                 }
             }
         }
@@ -466,7 +468,7 @@ impl Loop {
             self.down[link].set_rate_permille(self.down_rate_permille.load(Ordering::Relaxed));
         }
         let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
-        let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow }, loss_key, hdr.ect);
+        let verdict = dir.offer_keyed(now, len as u32, Slot { index: slot, out_fd, flow, client }, loss_key, hdr.ect);
         if let Verdict::Accepted { ce: true, .. } = verdict {
             let off = slot as usize * SLOT_BYTES;
             set_ce(&mut self.pool[off..off + len]);
@@ -502,39 +504,30 @@ impl Loop {
                 let dir = if downlink { &mut self.down[link] } else { &mut self.up[link] };
                 let Some(d) = dir.pop_due(now) else { break };
                 let slot = d.payload;
-                if downlink {
-                    if let Some(line) = self.client_of_fd(slot.out_fd).and_then(|c| self.access[c].as_mut()) {
-                        line.push(d.deliver_ns, (slot, d.len));
-                        self.account(true, &d, now);
-                        continue;
-                    }
-                }
-                let off = slot.index as usize * SLOT_BYTES;
-                // SAFETY: writing a slot of our pool to a TUN fd we own.
-                let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, d.len as usize) };
-                if n != d.len as isize {
-                    self.report.write_errors += 1;
+                match slot.client.and_then(|c| self.access[c].as_mut()) {
+                    Some(line) => line.push(d.deliver_ns, (slot, d.len)),
+                    None => self.write_out(slot, d.len),
                 }
                 self.account(downlink, &d, now);
-                self.free.push(slot.index);
             }
         }
         for c in 0..self.access.len() {
             while let Some((due, (slot, len))) = self.access[c].as_mut().and_then(|l| l.pop_due(now)) {
-                let off = slot.index as usize * SLOT_BYTES;
-                // SAFETY: writing a slot of our pool to a TUN fd we own.
-                let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, len as usize) };
-                if n != len as isize {
-                    self.report.write_errors += 1;
-                }
                 self.report.lateness_us.record(now.saturating_sub(due) / 1000);
-                self.free.push(slot.index);
+                self.write_out(slot, len);
             }
         }
     }
 
-    fn client_of_fd(&self, fd: i32) -> Option<usize> {
-        self.clients.iter().position(|c| c.fd.as_raw_fd() == fd)
+    /// Writes a packet to its TUN device and frees its slot.
+    fn write_out(&mut self, slot: Slot, len: u32) {
+        let off = slot.index as usize * SLOT_BYTES;
+        // SAFETY: writing a slot of our pool to a TUN fd we own.
+        let n = unsafe { libc::write(slot.out_fd, self.pool[off..].as_ptr() as *const _, len as usize) };
+        if n != len as isize {
+            self.report.write_errors += 1;
+        }
+        self.free.push(slot.index);
     }
 
     /// The statistics of a packet the bottleneck delivered at `now`.
