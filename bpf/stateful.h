@@ -56,6 +56,7 @@ struct hs_start {
 	__u8 fast_open;             /* a TCP Fast Open child, started at the SYN: the kernel's, nothing written */
 	__u8 from_prefix;           /* no entry: started from its prefix's (lib/prefix.h), a copy in restart_from */
 	__u8 data_cut;              /* the jump in force is what the flow had to send, less than its share */
+	__u8 overshot;              /* the rate test found the jump too fast for the path, and its entry was deleted */
 	__u32 jump_seq;             /* snd_nxt at the jump: Unvalidated ends at the first ACK beyond it */
 	__u32 armed_cwnd;           /* the jump as sized at init: the window opened and the send buffer for it */
 	__u32 reported_out;         /* the packets in flight this flow last added to its peer's pkts_out */
@@ -951,23 +952,24 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 
 /* The entry that led to a retreat is deleted (RFC 9959 §4.5); kept where the
  * receiver's overrun was the loss, or came before any (the rate test then read the
- * receiver): the path did not fail it (hs_take_overrun). */
-static __always_inline void hs_discredit_entry(struct hs_start *st)
+ * receiver): the path did not fail it (hs_take_overrun). 1 if it went. */
+static __always_inline int hs_discredit_entry(struct hs_start *st)
 {
 	struct hs_prefix *a;
 	struct hs_peer k;
 	__u32 host;
 
 	if (st->overrun_first || (st->overrun_seen && !st->signalled))
-		return;
+		return 0;
 	if (st->from_prefix) {  /* the prefix is not one path: its first contacts are the kernel's again */
 		a = hs_prefix_of(&st->path, &k, &host);
 		if (a)
 			a->agreed = 0;
-		return;
+		return 1;
 	}
 	if (!bpf_map_delete_elem(&hs_paths, &st->path))
 		hs_store_event(&st->path, NULL, bpf_ktime_get_boot_ns());
+	return 1;
 }
 
 /* Validating's rate test (resume.h). On an overshoot: Safe Retreat at once, with
@@ -982,7 +984,8 @@ static __always_inline int hs_rate_check(struct sock *sk, enum hs_cc_id cc, stru
 		return 0;
 	hs_resume_over(sk, cc, st, HS_RETREAT_RATE);
 	st->retreat_counted = 1;
-	hs_discredit_entry(st);
+	/* a queue and a rate below the pace: an overshoot (a loss retreat may be random loss) */
+	st->overshot = hs_discredit_entry(st);
 	tp->snd_cwnd = cwnd;
 	tp->snd_ssthresh = cwnd;
 	return 1;
@@ -1150,6 +1153,9 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
+	/* A flow whose jump overshot leaves its peer's next jumps at half (hs_overshot_share). */
+	if (old && st->overshot)
+		old->busy_share = hs_overshot_share(old->busy_share);
 	/* A prefix start that only jumped measured the half rate it was paced at. Validated,
 	 * its peer's entry is the prefix's average, twice what it proved (a store's bounded
 	 * raise; a session's next connections jumped at half from its own reading, median
@@ -1190,6 +1196,8 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 			     tp->total_retrans, tp->segs_out);
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
+	if (st->overshot)
+		entry.busy_share = hs_overshot_share(0);
 	if (old) {
 		hs_write_stored(old, &entry);  /* in place: a replace from the snapshot above lost others' writes */
 	} else if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {

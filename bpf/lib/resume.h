@@ -385,6 +385,18 @@ HS_INLINE __u32 hs_busy_share_after(__u32 share, int busy)
 	return (__u32)(((__u64)share * 7 + (busy ? HS_BUSY_SHARE_ONE : 0)) / 8);
 }
 
+/* The busy share a flow leaves when its jump overshot the path (the rate test's
+ * retreat, which deleted the entry; a loss retreat may be random loss): at least a
+ * half, so that the next jumps from the entry it stores are RFC 9959's half of the
+ * saved window, growing back to the whole as handshakes find the bottleneck idle (7/8
+ * a handshake). The deletion alone forgets: where every estimate reads high (S-Cubic
+ * Fig. 17's +100 %), each fresh entry jumped twice the BDP again, and at 27 % load the
+ * lab's s_cubic lost 1,519 packets at the bottleneck in 40 flows (cubic 0). */
+HS_INLINE __u32 hs_overshot_share(__u32 share)
+{
+	return share > HS_BUSY_SHARE_ONE / 2 ? share : HS_BUSY_SHARE_ONE / 2;
+}
+
 /* jump_pct cut by the busy share: jump_pct x (1 - share), at least jump_pct / 2. */
 HS_INLINE __u32 hs_yielded_jump_pct(__u32 jump_pct, __u32 share)
 {
