@@ -45,7 +45,7 @@ struct hs_path {
 	__u32 flows;                /* flows that stored into this entry */
 	__u16 source;               /* enum hs_cc_id of the storer, or HS_SOURCE_USER */
 	__u16 flags;                /* HS_PATH_*: what the storing flows saw */
-	__u32 resumers;             /* unused (was concurrency=split's count); kept for the layout */
+	__u32 overshoots;           /* rate-test retreats in a row from the peer's entries (lib/resume.h, hs_overshoots_after); was an unused count */
 	/* Fields are only ever appended: an older record is a prefix of this one, and
 	 * `headstart load` carries an older table over (zeros for the new fields). */
 	__u32 agreed;               /* storing flows in a row whose estimate agreed with the entry (lib/store.h) */

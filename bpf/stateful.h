@@ -65,6 +65,7 @@ struct hs_start {
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u32 restart_rtt_us;       /* a restart's RTT: the flow's min RTT before the idle */
 	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
+	__u32 prior_overshoots;     /* the entry's overshoots when it was looked up */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
 	struct hs_path restart_from; /* a restart's memory (the flow's own estimate, or a copy of the peer's entry), or a prefix start's */
 };
@@ -446,6 +447,7 @@ static __always_inline __u32 hs_recon(const struct tcp_sock *tp, struct hs_start
 {
 	in->now_ns = bpf_ktime_get_boot_ns();
 	in->stored_ns = p->stored_ns;
+	st->prior_overshoots = p->overshoots;
 	in->sibling_pkts = handshake ? 0 : others->pkts_out;  /* the budget is the jump's to check */
 	in->max_age_s = cfg->max_age_s;
 	in->saved_rtt_us = (__u32)((__u64)p->min_rtt_us * lab->rtt_scale_pct / 100);
@@ -1126,6 +1128,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	struct hs_path *old, entry = {};
 	struct hs_loss_mark mark;
 	int inherited = 0;
+	__u32 overshoots;
 
 	/* untrusted: counted at init; it neither reads nor writes the table. No record
 	 * written yet: the controllers are the kernel's own. */
@@ -1153,9 +1156,12 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 		hs_count(cc, HS_SKIPPED);
 		return;
 	}
-	/* A flow whose jump overshot leaves its peer's next jumps at half (hs_overshot_share). */
-	if (old && st->overshot)
-		old->busy_share = hs_overshot_share(old->busy_share);
+	/* Overshoots in a row: the second halves the peer's next jumps (hs_overshot_share). */
+	overshoots = hs_overshoots_after(st->prior_overshoots, st->overshot, st->outcome == HS_VALIDATED);
+	if (old && (st->overshot || st->outcome == HS_VALIDATED)) {
+		old->overshoots = overshoots;
+		old->busy_share = hs_overshot_share(old->busy_share, overshoots);
+	}
 	/* A prefix start that only jumped measured the half rate it was paced at. Validated,
 	 * its peer's entry is the prefix's average, twice what it proved (a store's bounded
 	 * raise; a session's next connections jumped at half from its own reading, median
@@ -1196,8 +1202,10 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 			     tp->total_retrans, tp->segs_out);
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
-	if (st->overshot)
-		entry.busy_share = hs_overshot_share(0);
+	if (st->overshot) {
+		entry.overshoots = overshoots;
+		entry.busy_share = hs_overshot_share(0, overshoots);
+	}
 	if (old) {
 		hs_write_stored(old, &entry);  /* in place: a replace from the snapshot above lost others' writes */
 	} else if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {

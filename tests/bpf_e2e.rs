@@ -628,7 +628,7 @@ fn an_older_table_and_knobs_are_carried_over_on_upgrade() {
     value.extend(3u32.to_ne_bytes()); // flows
     value.extend(0u16.to_ne_bytes()); // source s_cubic
     value.extend(1u16.to_ne_bytes()); // flags: lossy
-    value.extend(0u32.to_ne_bytes()); // resumers
+    value.extend(0u32.to_ne_bytes()); // overshoots (was resumers)
     let mut args = vec!["map", "update", "pinned", "/sys/fs/bpf/headstart/hs_paths", "key", "hex"];
     let (k, v) = (hex(&key), hex(&value));
     args.extend(k.iter().map(String::as_str));

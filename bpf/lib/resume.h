@@ -385,16 +385,31 @@ HS_INLINE __u32 hs_busy_share_after(__u32 share, int busy)
 	return (__u32)(((__u64)share * 7 + (busy ? HS_BUSY_SHARE_ONE : 0)) / 8);
 }
 
-/* The busy share a flow leaves when its jump overshot the path (the rate test's
- * retreat, which deleted the entry; a loss retreat may be random loss): at least a
- * half, so that the next jumps from the entry it stores are RFC 9959's half of the
- * saved window, growing back to the whole as handshakes find the bottleneck idle (7/8
- * a handshake). The deletion alone forgets: where every estimate reads high (S-Cubic
- * Fig. 17's +100 %), each fresh entry jumped twice the BDP again, and at 27 % load the
- * lab's s_cubic lost 1,519 packets at the bottleneck in 40 flows (cubic 0). */
-HS_INLINE __u32 hs_overshot_share(__u32 share)
+/* Overshoots: a jump the rate test found too fast for the path (a queue, and a
+ * delivery rate under retreat_pct of the pace) deletes its entry, and the flow then
+ * stores a fresh one; its count of them in a row goes with it. The second in a row
+ * leaves a busy share of at least a half: the next jumps are RFC 9959's half of the
+ * saved window, growing back to the whole by 7/8 per clean handshake. The deletion
+ * alone forgets: where every estimate reads high (S-Cubic Fig. 17's +100 %) each fresh
+ * entry jumped twice the BDP again, and at 27 % load the lab's s_cubic lost 1,340-1,656
+ * packets at the bottleneck per 40 flows (cubic 0). One overshoot is not enough: at
+ * the right estimate one jump in eight meets another flow and retreats, and halving
+ * after each took that run's FCT up 9 %. A validated jump clears the count; a loss
+ * retreat (random loss, perhaps) leaves it. */
+#define HS_OVERSHOOTS_TO_HALVE 2
+
+HS_INLINE __u32 hs_overshoots_after(__u32 prior, int overshot, int validated)
 {
-	return share > HS_BUSY_SHARE_ONE / 2 ? share : HS_BUSY_SHARE_ONE / 2;
+	if (overshot)
+		return prior < 0xffffU ? prior + 1 : prior;
+	return validated ? 0 : prior;
+}
+
+HS_INLINE __u32 hs_overshot_share(__u32 share, __u32 overshoots)
+{
+	if (overshoots < HS_OVERSHOOTS_TO_HALVE || share > HS_BUSY_SHARE_ONE / 2)
+		return share;
+	return HS_BUSY_SHARE_ONE / 2;
 }
 
 /* jump_pct cut by the busy share: jump_pct x (1 - share), at least jump_pct / 2. */

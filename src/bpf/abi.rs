@@ -54,7 +54,7 @@ c_record! {
         pub flows: u32,
         pub source: u16,
         pub flags: u16,
-        pub resumers: u32,
+        pub overshoots: u32,
         pub agreed: u32,
         pub clean_segs: u32,
         pub handshakes: u32,

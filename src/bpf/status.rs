@@ -80,6 +80,8 @@ pub struct EntryReport {
     pub busy_pct: f64,
     /// Unused (0): kept for the JSON's readers.
     pub resumers: u32,
+    /// Jumps from its entries in a row that the rate test found too fast: two halve the next.
+    pub overshoots: u32,
     /// Jumps whose receiver discarded data past its window, and the seconds since the
     /// last: the override is off for 10 s after it, doubled for each one before.
     pub overruns: u32,
@@ -101,7 +103,8 @@ impl EntryReport {
             agreed: e.agreed,
             handshakes: e.handshakes,
             busy_pct: table::busy_pct(e.busy_share),
-            resumers: e.resumers,
+            resumers: 0,
+            overshoots: e.overshoots,
             overruns: e.overruns,
             overrun_age_s: table::overrun_age_s(e, now_boot_ns),
         }

@@ -280,37 +280,50 @@ static void test_loss_in_unvalidated_retreats_and_deletes_the_entry(void)
 	CHECK(!grant_of(&a) || !grant_of(&a)->field, "no window override after a loss");
 	host_ack_all(&a);
 	host_close(&a);
-	CHECK(entry(PEER) && entry(PEER)->busy_share == 0, "a loss may be random: the next jump is whole (busy share %u)",
-	      entry(PEER) ? entry(PEER)->busy_share : 0);
+	CHECK(entry(PEER) && entry(PEER)->overshoots == 0, "a loss may be random: no overshoot counted (%u)",
+	      entry(PEER) ? entry(PEER)->overshoots : 0);
 }
 
-/* An entry twice the path's rate: the jump overshoots and the rate test retreats; the
- * entry goes, and the one the flow then stores leaves the peer's next jump at about half
- * its BDP (hs_overshot_share: 7/16 after one clean handshake, a jump of 56 %). A flow
- * that validated leaves the busy share as it found it. */
-static void test_an_overshoot_halves_the_peers_next_jump(void)
+/* Every estimate twice the path's rate (the lab's bw_scale_pct 200, S-Cubic Fig. 17's
+ * +100 %): each jump overshoots and the rate test retreats; the entry goes, and the
+ * flow stores a fresh one with the count of overshoots in a row. The second leaves the
+ * peer's next jump at about half its BDP (a busy share of 1/2, 7/16 after one clean
+ * handshake: 56 %); the jump that then validates clears the count. */
+static void test_overshoots_in_a_row_halve_the_peers_next_jump(void)
 {
+	struct hs_lab_config lab = HS_LAB_DEFAULTS;
+	struct host_conn *flows[2] = { &a, &b };
 	__u32 bdp, jump;
 
 	fresh();
-	seed(PEER, 2 * BW_100M, RTT_US, 10);
-	host_open(&a, ops, PEER, 50001, RTT_US);
+	lab.bw_scale_pct = 200;
+	set_lab(lab);
+	seed(PEER, BW_100M, RTT_US, 10);
+	for (int i = 0; i < 2; i++) {
+		host_open(flows[i], ops, PEER, 50001 + i, RTT_US);
+		host_write(flows[i], 4000000);
+		CHECK(flow_of(flows[i])->start.start_cwnd >= 2 * BDP_100M_50MS - 2, "jump %d whole: %u", i,
+		      flow_of(flows[i])->start.start_cwnd);
+		host_ack_all(flows[i]);
+		CHECK(counter(HS_RETREAT_RATE) == (__u64)i + 1, "the rate test retreats: %llu",
+		      (unsigned long long)counter(HS_RETREAT_RATE));
+		host_close(flows[i]);
+		CHECK(entry(PEER) && entry(PEER)->overshoots == (__u32)i + 1, "overshoots in a row: %u",
+		      entry(PEER) ? entry(PEER)->overshoots : 0);
+		CHECK(entry(PEER)->busy_share == (i ? HS_BUSY_SHARE_ONE / 2 : 0), "busy share %u after %d", entry(PEER)->busy_share,
+		      i + 1);
+	}
+	bdp = (__u32)hs_bdp_packets(entry(PEER)->bw_bytes_per_s * 2, entry(PEER)->min_rtt_us, HOST_MSS);
+	host_open(&a, ops, PEER, 50003, RTT_US);
 	host_write(&a, 4000000);
-	host_ack_all(&a);
-	CHECK(counter(HS_RETREAT_RATE) == 1, "the rate test retreats: %llu", (unsigned long long)counter(HS_RETREAT_RATE));
-	host_close(&a);
-	CHECK(entry(PEER) && entry(PEER)->busy_share == HS_BUSY_SHARE_ONE / 2, "the flow's entry keeps its overshoot: %u",
-	      entry(PEER) ? entry(PEER)->busy_share : 0);
-	bdp = (__u32)hs_bdp_packets(entry(PEER)->bw_bytes_per_s, entry(PEER)->min_rtt_us, HOST_MSS);
-	host_open(&b, ops, PEER, 50002, RTT_US);
-	host_write(&b, 4000000);
-	jump = flow_of(&b)->start.start_cwnd;
-	CHECK(counter(HS_JUMPS) == 2 && jump * 100 >= bdp * 50 && jump * 100 <= bdp * 60, "the next jump %u of a %u BDP", jump,
+	jump = flow_of(&a)->start.start_cwnd;
+	CHECK(counter(HS_JUMPS) == 3 && jump * 100 >= bdp * 50 && jump * 100 <= bdp * 60, "the next jump %u of a %u BDP", jump,
 	      bdp);
-	host_ack_all(&b);
+	host_ack_all(&a);
 	CHECK(counter(HS_VALIDATED) == 1, "it validates: %llu", (unsigned long long)counter(HS_VALIDATED));
-	host_close(&b);
-	CHECK(entry(PEER) && entry(PEER)->busy_share == HS_BUSY_SHARE_ONE * 7 / 16, "a validated flow adds nothing: %u",
+	host_close(&a);
+	CHECK(entry(PEER) && entry(PEER)->overshoots == 0 && entry(PEER)->busy_share == HS_BUSY_SHARE_ONE * 7 / 16,
+	      "a validated jump clears the count (%u) and adds nothing to the share (%u)", entry(PEER) ? entry(PEER)->overshoots : 0,
 	      entry(PEER) ? entry(PEER)->busy_share : 0);
 }
 
@@ -1139,7 +1152,7 @@ int main(void)
 	test_suss_window_ends_as_a_jumps_does();
 	test_warm_flow_jumps_to_the_saved_bdp();
 	test_loss_in_unvalidated_retreats_and_deletes_the_entry();
-	test_an_overshoot_halves_the_peers_next_jump();
+	test_overshoots_in_a_row_halve_the_peers_next_jump();
 	test_rto_in_the_first_rtt_retreats();
 	test_rtt_mismatch_refuses_both_ways();
 	test_expired_entry_is_deleted_not_used();
