@@ -75,12 +75,19 @@ NOTES = {
         "queue (1.4 ms) comes from the flows' own bursts, not from rate drops."
     ),
     "s-cubic-fig17": (
-        "At 0 % error the FCT agrees. At +100 % the lab's S-Cubic retransmits 7.2 % of its "
-        "segments (the paper: 2.3 %) and its FCT rises 30 % (the paper: 10 %): 23 of 40 "
-        "jumps retreated on the rate test and 1 on a loss, but the rate test reads the "
-        "delivery rate a quarter RTT into Validating, by which time a jump of twice the BDP "
-        "has overflowed a one-BDP buffer under 27 % background load (1,519 bottleneck drops). "
-        "This is a gap in headstart's protection, recorded as such (not fixed here)."
+        "At 0 % error the FCT agrees. At +100 %, before 65c2ea2 (three quick runs at 038a734), "
+        "the lab's S-Cubic retransmitted 6.5–7.8 % of its segments (the paper: 2.3 %) and its FCT "
+        "rose 30 % (0.295–0.319 s; the paper: 10 %): 22–23 of 40 jumps retreated on the rate test, "
+        "each deleting its entry, and the next flow of that client jumped twice the BDP again from "
+        "the fresh entry it met (1,340–1,656 bottleneck drops per run, cubic 0). Since 65c2ea2 two "
+        "rate-test retreats in a row halve the peer's next jumps (bpf/lib/resume.h, "
+        "hs_overshot_share): three quick runs give 3.7–4.3 % and 0.223–0.232 s, with the 0 % and "
+        "−80 % points unchanged. What remains is physics: the rate test reads the delivery rate a "
+        "quarter RTT into Validating, by which time a whole jump of twice the BDP, paced over one "
+        "RTT, has overflowed a one-BDP buffer under 27 % load; each client's first two overshoots, "
+        "and its jumps once the busy share has decayed, still do (966–1,128 drops per run). Only "
+        "a smaller jump from every entry (RFC 9959's half) would avoid them, at a cost to every "
+        "right entry (DESIGN.md, departure 4)."
     ),
     "hystart-table3": (
         "The short transfers (10 KB, 100 KB) agree with the paper's IW of 3 (cubic:iw3). The "
@@ -125,11 +132,14 @@ NOTES = {
         "is not reproducible."
     ),
     "suss-fig12": (
-        "SUSS saves exactly one round trip at every size here (0.25 s at 250 ms: 1.506 → "
-        "1.261 s at 256 KB, 2.015 → 1.777 s at 1 MB), 10–16 % of these FCTs, against the "
-        "paper's > 20 % on its Internet paths. On the emulated path Cubic's own slow start "
-        "runs to cwnd* without HyStart stopping it early, which is where the paper's paths "
-        "gave SUSS more to gain (its Fig. 12(d))."
+        "SUSS saves exactly one round trip at every size on the wired path (0.25 s at 250 ms: "
+        "1.506 → 1.261 s at 256 KB, 2.015 → 1.777 s at 1 MB in the quick run), 6–17 % of these "
+        "FCTs in the full run (128 KB–16 MB), against the paper's > 20 % on its Internet paths. On "
+        "the emulated path Cubic's own slow start runs to cwnd* without HyStart stopping it early, "
+        "which is where the paper's paths gave SUSS more to gain (its Fig. 12(d)). The full run's "
+        "4G points swing from −30 % to +34 %: the sweep runs cubic's and SUSS's flows one after "
+        "the other, so each meets another stretch of the LTE trace (10 repetitions do not average "
+        "that out at 2–16 MB); they are not a measure of SUSS."
     ),
     "suss-table1": (
         "The small flows' FCTs agree (SUSS off and on); the large flow's FCT depends on the "
@@ -143,19 +153,27 @@ NOTES = {
         "unstated rate), with SUSS on or off alike, as in the paper."
     ),
     "s-bbr-table2": (
-        "S-BBR and S-Cubic at 1 MB agree; BBR and Cubic are faster here than in the paper "
-        "(Cubic at 1 MB: 40.5 against 18.2 Mbit/s): the stand-in is a constant 180 Mbit/s, "
-        "where the paper's 5G trace varies, and 0.1 % loss cuts a slow start less when the "
-        "rate never drops. The stateful starts' gains over their kernel controllers are "
-        "therefore smaller than the paper's."
+        "S-BBR, BBR and S-Cubic agree at every mean size (full run, 300 flows each). Cubic is "
+        "faster here than in the paper (at 1 MB 38.2 ± 1.7 against 18.2 Mbit/s): the stand-in is "
+        "a constant 180 Mbit/s, where the paper's 5G trace varies, and 0.1 % loss cuts a slow "
+        "start less when the rate never drops. The stateful starts' gains over their kernel "
+        "controllers are therefore smaller than the paper's (S-BBR over BBR at 1 MB: 1.31× here, "
+        "1.81× in the paper)."
     ),
-    "s-bbr-table3": "As s-bbr-table2, at 1 % loss: Cubic is the most loss-sensitive and differs most.",
+    "s-bbr-table3": (
+        "As s-bbr-table2, at 1 % loss: Cubic is the most loss-sensitive and differs most (full "
+        "run at 1 MB: 17.4 against 11.3 Mbit/s); S-Cubic's small flows (64 and 128 KB means) are "
+        "faster than the paper's for the same reason, its large ones agree. S-BBR is within the "
+        "tolerance but below the paper at every size (38.5 against 52.9 Mbit/s at 1 MB): at 1 % "
+        "loss most jumps meet a loss and Careful Resume retreats, which the paper's S-BBR does not."
+    ),
     "s-bbr-table4": (
         "The paper prints whole milliseconds; the lab's constant-rate link queues far less "
-        "than a trace whose rate drops (0.2–0.5 ms for 64 KB flows, 3–4 ms at 1 MB for BBR "
-        "and S-BBR, against 10)."
+        "than a trace whose rate drops (full run: 0.15–0.4 ms for 64 and 128 KB means, 2.0–3.0 ms "
+        "at 1 MB for every controller, against the paper's 10 for BBR and S-BBR). Compared from "
+        "the runs of s-bbr-table2 (the same setup), with `--from`."
     ),
-    "s-bbr-table5": "As s-bbr-table4, at 1 % loss.",
+    "s-bbr-table5": "As s-bbr-table4, at 1 % loss (compared from the runs of s-bbr-table3).",
 }
 
 
