@@ -34,6 +34,14 @@ NOTES = {
         "lose and halve below the link, S-Cubic's validated jumps (30 of 33) hand Cubic a "
         "window at the BDP that keeps the small buffer full."
     ),
+    "s-cubic-fig10": (
+        "The full run (400 flows per point, the paper's four mean sizes at 12/27/63 % load) "
+        "gains 44–49 % at 12 % and 37–44 % at 27 %, but 23–31 % at 63 % where the paper states "
+        "over 30 %: at that load headstart's jumps are smaller and fewer (512 KB mean: median "
+        "jump 123 packets against 256 at 12 %, 36 of 400 starts refused while the client's other "
+        "flows held its budget, 49 rate-test retreats against 27): the busy-share cut and the "
+        "per-peer budget guard the neighbours (s-cubic-fig12), which the paper's module does not."
+    ),
     "s-cubic-fig12": (
         "The lab's Cubic flows are slowed by 1–5 % beside S-Cubic, not 12–23 %. In these runs "
         "37 of 40 (27 %) and 35 of 40 (63 %) S-Cubic jumps were validated and the rest "
