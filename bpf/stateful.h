@@ -1202,7 +1202,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 			     tp->total_retrans, tp->segs_out);
 	entry.flags = mark.flags;
 	entry.clean_segs = mark.clean_segs;
-	if (st->overshot) {
+	if (st->overshot && !old) {  /* a new entry carries the count (an old one took it above) */
 		entry.overshoots = overshoots;
 		entry.busy_share = hs_overshot_share(0, overshoots);
 	}

@@ -401,7 +401,7 @@ HS_INLINE __u32 hs_busy_share_after(__u32 share, int busy)
 HS_INLINE __u32 hs_overshoots_after(__u32 prior, int overshot, int validated)
 {
 	if (overshot)
-		return prior < 0xffffU ? prior + 1 : prior;
+		return prior != ~0U ? prior + 1 : prior;
 	return validated ? 0 : prior;
 }
 
