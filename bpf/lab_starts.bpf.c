@@ -64,11 +64,16 @@ static __always_inline __u32 clamp_cwnd(struct tcp_sock *tp, __u32 cwnd)
 
 /* ---- cubic_ss ---- */
 
+static __always_inline struct bictcp *cubic_of(struct sock *sk)
+{
+	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
 SEC("struct_ops")
 void BPF_PROG(ss_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	/* HyStart runs only while `found` is 0; Cubic's own resets clear it. */
-	((struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv)->found = 1;
+	cubic_of(sk)->found = 1;
 	cubictcp_acked(sk, sample);
 }
 

@@ -147,27 +147,48 @@ fn omega_vs_size(path: &Path, rows: &[FlowRow]) -> std::result::Result<(), DynEr
 }
 
 fn cdf(path: &Path, rows: &[FlowRow], value: impl Fn(&FlowRow) -> Option<f64>, xdesc: &str, title: &str) -> std::result::Result<(), DynErr> {
+    let series: Vec<(String, Vec<f64>)> = cc_order(rows).into_iter().map(|cc| {
+        let v = rows.iter().filter(|r| r.cc == cc).filter_map(&value).filter(|v| *v > 0.0).collect();
+        (cc, v)
+    }).collect();
+    cdf_lines(path, title, xdesc, &series, true)
+}
+
+/// Empirical CDFs of named series (a log x axis drops values ≤ 0): S-BBR Fig. 4's
+/// per-flow throughput, S-Cubic Fig. 11's overlapping flows.
+pub fn cdf_plot(path: &Path, title: &str, xdesc: &str, series: &[(String, Vec<f64>)], log_x: bool) -> Result<()> {
+    register_font()?;
+    wrap(cdf_lines(path, title, xdesc, series, log_x), title)
+}
+
+fn cdf_lines(path: &Path, title: &str, xdesc: &str, series: &[(String, Vec<f64>)], log_x: bool) -> std::result::Result<(), DynErr> {
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let all: Vec<f64> = rows.iter().filter_map(&value).filter(|v| *v > 0.0).collect();
-    let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-    let (lo, hi) = if all.is_empty() { (1.0, 10.0) } else { (lo * 0.8, hi * 1.25) };
+    // A log axis is drawn as log10 of the values on a linear one.
+    let to_x = |v: f64| if log_x { (v > 0.0).then(|| v.log10()) } else { Some(v) };
+    let xs: Vec<Vec<f64>> = series.iter().map(|s| s.1.iter().filter(|v| v.is_finite()).filter_map(|v| to_x(*v)).collect()).collect();
+    let (lo, hi) = xs.iter().flatten().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    let (lo, hi) = match (xs.iter().all(Vec::is_empty), log_x) {
+        (true, _) => (0.0, 1.0),
+        (false, true) => (lo - 0.1, hi + 0.1),
+        (false, false) => (lo.min(0.0), hi + 1.0),
+    };
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(55)
-        .build_cartesian_2d((lo..hi).log_scale(), 0f64..1.0f64)?;
-    chart.configure_mesh().x_desc(xdesc).y_desc("CDF").draw()?;
-    for (i, cc) in cc_order(rows).iter().enumerate() {
+        .build_cartesian_2d(lo..hi, 0f64..1.0f64)?;
+    let label = |x: &f64| if log_x { format!("{:.3}", 10f64.powf(*x)).trim_end_matches('0').trim_end_matches('.').to_string() } else { format!("{x:.0}") };
+    chart.configure_mesh().x_desc(xdesc).y_desc("CDF").x_label_formatter(&label).draw()?;
+    for (i, (name, mut v)) in series.iter().map(|s| &s.0).zip(xs).enumerate() {
         let col = color(i);
-        let mut v: Vec<f64> = rows.iter().filter(|r| &r.cc == cc).filter_map(&value).filter(|v| *v > 0.0).collect();
-        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v.sort_by(|a, b| a.total_cmp(b));
         let n = v.len() as f64;
         let pts: Vec<(f64, f64)> = v.iter().enumerate().map(|(k, &x)| (x, (k + 1) as f64 / n)).collect();
         chart
             .draw_series(LineSeries::new(pts, col.stroke_width(2)))?
-            .label(cc.as_str())
+            .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
     }
     chart.configure_series_labels().position(SeriesLabelPosition::LowerRight).background_style(WHITE.mix(0.9)).border_style(BLACK).draw()?;

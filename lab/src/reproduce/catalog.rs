@@ -350,7 +350,7 @@ fn sc_fig10_runs(c: &Ctx) -> Vec<Run> {
 fn sc_fig10(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
     for (u, _) in SC_UTILS {
-        for m in ["64k", "128k", "512k", "1024k"] {
+        for m in SC_FIG10_MEANS {
             let rows = r.rows(&format!("u{u}-{m}"));
             if rows.is_empty() {
                 continue;
@@ -361,6 +361,65 @@ fn sc_fig10(r: &Runs) -> Vec<Point> {
         }
     }
     out
+}
+
+const SC_FIG10_MEANS: [&str; 4] = ["64k", "128k", "512k", "1024k"];
+
+/// For each measured flow of `cc` in a run, how many other flows of that controller
+/// (warm-ups included) were in flight at some time during it. The controllers run one
+/// after the other on the link, so flows of the other never overlap.
+fn overlap_counts(r: &Runs, label: &str, cc: &str) -> Vec<f64> {
+    let span = |f: &FlowRow| (f.start_s, f.start_s + f.fct_s.unwrap_or(0.0));
+    let all: Vec<&FlowRow> = r.all_rows(label).into_iter().filter(|f| f.cc == cc).collect();
+    all.iter()
+        .enumerate()
+        .filter(|(_, f)| f.role == "measured")
+        .map(|(i, f)| {
+            let (s, e) = span(f);
+            all.iter().enumerate().filter(|(j, g)| *j != i && span(g).0 < e && span(g).1 > s).count() as f64
+        })
+        .collect()
+}
+
+fn sc_fig11_counts(r: &Runs, u: &str, cc: &str) -> Vec<f64> {
+    SC_FIG10_MEANS.iter().flat_map(|m| overlap_counts(r, &format!("u{u}-{m}"), cc)).collect()
+}
+
+fn sc_fig11(r: &Runs) -> Vec<Point> {
+    let mut out = Vec::new();
+    for (u, _) in SC_UTILS {
+        let mut means = Vec::new();
+        for cc in ["cubic", "s_cubic"] {
+            let counts = sc_fig11_counts(r, u, cc);
+            if counts.is_empty() {
+                continue;
+            }
+            let share = counts.iter().filter(|c| **c > 0.0).count() as f64 / counts.len() as f64 * 100.0;
+            let st = mean_spread(&counts);
+            means.push(st.0);
+            out.push(Point::new(format!("{cc}: flows overlapping a flow"), format!("{u} %"), Claim::None, st));
+            out.push(Point::new(format!("{cc}: flows with an overlap (%)"), format!("{u} %"), Claim::None, lab(Some(share))));
+        }
+        // "the number of overlapping flows is much larger in Cubic than in S-Cubic".
+        if let [c, s] = means[..] {
+            out.push(Point::new("s_cubic − cubic (flows)", format!("{u} %"), Claim::AtMost { v: 0.0 }, lab(diff(s, c))));
+        }
+    }
+    out
+}
+
+/// Fig. 11's form: the distribution of overlapping flows, per controller and load.
+fn sc_fig11_figure(r: &Runs, path: &std::path::Path) -> anyhow::Result<()> {
+    let mut series = Vec::new();
+    for (u, _) in SC_UTILS {
+        for cc in ["cubic", "s_cubic"] {
+            let counts = sc_fig11_counts(r, u, cc);
+            if !counts.is_empty() {
+                series.push((format!("{cc}, {u} %"), counts));
+            }
+        }
+    }
+    crate::plot::cdf_plot(path, "S-Cubic Fig. 11 — overlapping flows in the bottleneck (lab)", "other flows in flight during a flow", &series, false)
 }
 
 fn sc_fig12_runs(c: &Ctx) -> Vec<Run> {
@@ -636,7 +695,8 @@ fn hy_fig9(r: &Runs) -> Vec<Point> {
 }
 
 fn hy_fig15_runs(c: &Ctx) -> Vec<Run> {
-    let (a, b) = c.pick(("600m", "450m"), ("3000m", "2600m"));
+    // Full: ~4 min per run at 100 Mbit/s, room for a convergence of two minutes.
+    let (a, b) = c.pick(("600m", "450m"), ("1500m", "1200m"));
     let mut runs = Vec::new();
     for rtt in c.pick(&["120ms"][..], &["60ms", "120ms", "240ms"][..]) {
         for (l, cc) in [("hystart", "cubic"), ("ss", "cubic_ss")] {
@@ -668,6 +728,59 @@ fn hy_fig15(r: &Runs) -> Vec<Point> {
         };
         if t.iter().any(Option::is_some) {
             out.push(Point::new("SS − HyStart (s)", rtt, claim, lab(diff(t[1], t[0]))));
+        }
+    }
+    out
+}
+
+/// Flow `which`'s share (%) of what all flows delivered over [from, from + len) s.
+fn share_pct(flows: &[Vec<(f64, f64)>], which: usize, from: f64, len: f64) -> Option<f64> {
+    let sum = |f: &Vec<(f64, f64)>| f.iter().filter(|(t, _)| *t >= from && *t < from + len).map(|p| p.1).sum::<f64>();
+    let total: f64 = flows.iter().map(sum).sum();
+    let mine = sum(flows.get(which)?);
+    (total > 0.0).then(|| mine / total * 100.0)
+}
+
+const HY_FIG16_REPS: u32 = 4;
+
+/// HyStart §5.9: an SS flow, then a second flow 10 s later running SS or HyStart.
+fn hy_fig16_runs(c: &Ctx) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for rtt in ["60ms", "120ms"] {
+        for rep in 1..=c.pick(1, HY_FIG16_REPS) {
+            for (l, second) in [("ss", "cubic_ss"), ("hystart", "cubic")] {
+                let wl = competing(&["cubic_ss", second], &[("0s", "400m", 0), ("10s", "150m", 1)], "500ms");
+                runs.push(run(format!("{l}-{rtt}-{rep}"), experiment("", &link("100mbit", rtt, "1bdp"), &wl, "")));
+            }
+        }
+    }
+    runs
+}
+
+fn hy_fig16(r: &Runs) -> Vec<Point> {
+    let mut out = Vec::new();
+    for rtt in ["60ms", "120ms"] {
+        let mut shares = Vec::new();
+        for (l, name) in [("ss", "SS"), ("hystart", "HyStart")] {
+            // The second flow's share of the link over its first 20 s.
+            let v: Vec<f64> = (1..=HY_FIG16_REPS)
+                .filter_map(|rep| {
+                    let label = format!("{l}-{rtt}-{rep}");
+                    let start = r.rows(&label).get(1)?.start_s;
+                    share_pct(&throughput(r, &label), 1, start, 20.0)
+                })
+                .collect();
+            if v.is_empty() {
+                continue;
+            }
+            let st = mean_spread(&v);
+            shares.push(st.0);
+            out.push(Point::new(format!("second flow ({name}): share of the link, its first 20 s (%)"), rtt, Claim::None, st));
+        }
+        // "The throughput share of the second TCP flow running HyStart grabs less
+        // bandwidth from the first TCP flow running SS."
+        if let [ss, hy] = shares[..] {
+            out.push(Point::new("HyStart − SS share (points)", rtt, Claim::AtMost { v: 0.0 }, lab(diff(hy, ss))));
         }
     }
     out
@@ -830,6 +943,111 @@ fn suss_table1(r: &Runs) -> Vec<Point> {
     out
 }
 
+/// SUSS §1 (Fig. 2) and §6.4: four long flows from their own clients 2 s apart, a fifth
+/// joining at `JOIN_AT`: (the four's controller, the fifth's). The paper starts the
+/// fifth after 60 s; 10 s after the fourth keeps a run under a minute.
+fn five_flows(four: &str, fifth: &str) -> String {
+    let at = format!("{JOIN_AT}s");
+    competing(&[four, fifth], &[("0s", "64m", 0), ("2s", "64m", 0), ("4s", "64m", 0), ("6s", "64m", 0), (at.as_str(), "24m", 1)], "500ms")
+}
+const JOIN_AT: u32 = 16;
+/// How long after the fifth flow joins its fairness is measured, in seconds.
+const JOIN_WINDOW: f64 = 15.0;
+
+/// The five flows' mean Jain's index over the `JOIN_WINDOW` after the fifth joins (cut
+/// short where the first of them ends), and the seconds until the fifth's rate,
+/// averaged over 1 s, first reaches 80 % of a fair share of `capacity_mbps`.
+fn joined(r: &Runs, label: &str, capacity_mbps: f64) -> (Option<f64>, Option<f64>) {
+    let rows = r.rows(label);
+    let flows = throughput(r, label);
+    let (Some(fifth), Some(series)) = (rows.get(4), flows.get(4)) else { return (None, None) };
+    let join = fifth.start_s;
+    let end = rows.iter().map(|f| f.start_s + f.fct_s.unwrap_or(0.0)).fold(join + JOIN_WINDOW, f64::min);
+    let bin = series.get(1).map_or(0.5, |p| p.0 - series[0].0).max(1e-3);
+    let jain: Vec<f64> = (0..series.len())
+        .filter(|&i| series[i].0 >= join && series[i].0 + bin <= end)
+        .map(|i| crate::metrics::jain_index(&flows.iter().map(|f| f.get(i).map_or(0.0, |p| p.1)).collect::<Vec<_>>()))
+        .collect();
+    let w = (1.0 / bin).round().max(1.0) as usize;
+    let fair = 0.8 * capacity_mbps / flows.len() as f64;
+    let reach = (0..series.len().saturating_sub(w))
+        .find(|&i| series[i].0 >= join && series[i..i + w].iter().map(|p| p.1).sum::<f64>() / w as f64 >= fair)
+        .map(|i| series[i].0 - join);
+    (mean_spread(&jain).0, reach)
+}
+
+const SUSS_FIG2_REPS: u32 = 3;
+
+fn suss_fig2_runs(c: &Ctx) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for rep in 1..=c.pick(1, SUSS_FIG2_REPS) {
+        // (a) Cubic, (b) BBR, and headstart's answer: a SUSS fifth among Cubic flows.
+        for (l, four, fifth) in [("cubic", "cubic", "cubic"), ("bbr", "bbr", "bbr"), ("suss", "cubic", "suss")] {
+            runs.push(run(format!("{l}-{rep}"), experiment("", &link("50mbit", "100ms", "1bdp"), &five_flows(four, fifth), "")));
+        }
+    }
+    runs
+}
+
+fn suss_fig2(r: &Runs) -> Vec<Point> {
+    let mut out = Vec::new();
+    let mut reach = Vec::new();
+    for (l, name) in [("cubic", "CUBIC"), ("bbr", "BBR"), ("suss", "CUBIC, a SUSS fifth")] {
+        let got: Vec<(Option<f64>, Option<f64>)> = (1..=SUSS_FIG2_REPS).map(|rep| format!("{l}-{rep}")).filter(|x| !r.rows(x).is_empty()).map(|x| joined(r, &x, 50.0)).collect();
+        if got.is_empty() {
+            reach.push(None);
+            continue;
+        }
+        // A fifth that never reaches 80 % of its share counts as the whole window.
+        let t = mean_spread(&got.iter().map(|g| g.1.unwrap_or(JOIN_WINDOW)).collect::<Vec<_>>());
+        reach.push(t.0);
+        out.push(Point::new(name, "fifth flow: s to 80 % of a fair share", Claim::None, t));
+        out.push(Point::new(name, format!("Jain's index, {JOIN_WINDOW:.0} s after the fifth joins"), Claim::None, mean_spread(&got.iter().filter_map(|g| g.0).collect::<Vec<_>>())));
+    }
+    // Fig. 2: CUBIC's new flow is slow to its share, BBR's gets there; §3: SUSS "even
+    // improves fairness when a new flow is initiated in a congested environment".
+    if let [Some(c), b, s] = reach[..] {
+        out.push(Point::new("BBR − CUBIC (s)", "fifth flow to its share", Claim::AtMost { v: 0.0 }, lab(b.map(|b| b - c))));
+        out.push(Point::new("SUSS − CUBIC (s)", "fifth flow to its share", Claim::AtMost { v: 0.0 }, lab(s.map(|s| s - c))));
+    }
+    out
+}
+
+const SUSS_FIG15_RTTS: [&str; 4] = ["25ms", "50ms", "100ms", "200ms"];
+const SUSS_FIG15_BUFFERS: [&str; 3] = ["1bdp", "1.5bdp", "2bdp"];
+
+fn suss_fig15_runs(c: &Ctx) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for rtt in c.pick(&["100ms"][..], &SUSS_FIG15_RTTS[..]) {
+        for buf in c.pick(&["1bdp", "2bdp"][..], &SUSS_FIG15_BUFFERS[..]) {
+            for (l, fifth) in [("off", "cubic"), ("on", "suss")] {
+                runs.push(run(format!("{l}-{rtt}-{buf}"), experiment("", &link("50mbit", rtt, buf), &five_flows("cubic", fifth), "")));
+            }
+        }
+    }
+    runs
+}
+
+fn suss_fig15(r: &Runs) -> Vec<Point> {
+    let mut out = Vec::new();
+    for buf in SUSS_FIG15_BUFFERS {
+        for rtt in SUSS_FIG15_RTTS {
+            let (off, on) = (format!("off-{rtt}-{buf}"), format!("on-{rtt}-{buf}"));
+            if r.rows(&off).is_empty() {
+                continue;
+            }
+            let x = format!("{rtt}, {buf}");
+            let (a, b) = (joined(r, &off, 50.0), joined(r, &on, 50.0));
+            out.push(Point::new("Jain's index after the fifth joins, SUSS off", x.clone(), Claim::None, lab(a.0)));
+            out.push(Point::new("Jain's index after the fifth joins, SUSS on", x.clone(), Claim::None, lab(b.0)));
+            // "the initiation of the fifth flow results in an immediate decrease in the
+            // value of F, exhibiting a prolonged delay in approaching 1 when SUSS is off".
+            out.push(Point::new("SUSS on − off (Jain's index)", x, Claim::AtLeast { v: 0.0 }, lab(diff(b.0, a.0))));
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------- Stateful-BBR (2023)
 
 const SBBR_CC: [&str; 4] = ["bbr", "s_bbr", "cubic", "s_cubic"];
@@ -872,39 +1090,84 @@ fn sbbr_table5(r: &Runs) -> Vec<Point> {
     sbbr_table(r, &[("bbr", [1.0, 1.0, 5.0, 9.0]), ("s_bbr", [1.0, 1.0, 5.0, 8.0]), ("cubic", [0.0, 0.0, 0.0, 0.0]), ("s_cubic", [1.0, 1.0, 0.0, 0.0])], queue, 0.5, 1.0)
 }
 
+const SBBR_LOSSES: [(&str, &str); 2] = [("loss0.1", "0.1%"), ("loss1", "1%")];
+
+/// Fig. 4 pools the flows of Tables II and III's four mean sizes: the same runs.
+fn sbbr_fig4_runs(c: &Ctx) -> Vec<Run> {
+    SBBR_LOSSES.iter().flat_map(|(tag, loss)| sbbr_runs(c, loss).into_iter().map(move |r| run(format!("{tag}-{}", r.label), r.toml))).collect()
+}
+
+fn sbbr_fig4_tput(r: &Runs, tag: &str, cc: &str) -> Vec<f64> {
+    ["64k", "128k", "512k", "1024k"].iter().flat_map(|m| r.rows(&format!("{tag}-mean{m}")).into_iter().filter(|f| f.cc == cc).filter_map(tput).collect::<Vec<_>>()).collect()
+}
+
+fn sbbr_fig4(r: &Runs) -> Vec<Point> {
+    let mut out = Vec::new();
+    for (tag, loss) in SBBR_LOSSES {
+        let mut med = std::collections::HashMap::new();
+        for cc in SBBR_CC {
+            let mut v = sbbr_fig4_tput(r, tag, cc);
+            if v.is_empty() {
+                continue;
+            }
+            let m = crate::metrics::median(&mut v);
+            med.insert(cc, m);
+            out.push(Point::new(format!("{loss} loss: median per-flow throughput (Mbit/s)"), cc, Claim::None, lab(Some(m))));
+        }
+        // "Their stateful counterparts ... achieved noticeably higher throughput in both
+        // random loss settings. Compared to S-Cubic ..., S-BBR generally achieved higher
+        // throughput".
+        let ratio = |a: &str, b: &str| Some(med.get(a)? / med.get(b)?);
+        out.push(Point::new(format!("{loss} loss: median ratio"), "s_bbr / bbr", Claim::AtLeast { v: 1.0 }, lab(ratio("s_bbr", "bbr"))));
+        out.push(Point::new(format!("{loss} loss: median ratio"), "s_bbr / s_cubic", Claim::AtLeast { v: 1.0 }, lab(ratio("s_bbr", "s_cubic"))));
+    }
+    out
+}
+
+/// Fig. 4's form: the CDF of every flow's mean throughput, per controller and loss.
+fn sbbr_fig4_figure(r: &Runs, path: &std::path::Path) -> anyhow::Result<()> {
+    let series: Vec<(String, Vec<f64>)> = SBBR_LOSSES.iter().flat_map(|(tag, loss)| SBBR_CC.iter().map(move |cc| (format!("{cc}, {loss}"), sbbr_fig4_tput(r, tag, cc)))).filter(|s| !s.1.is_empty()).collect();
+    crate::plot::cdf_plot(path, "Stateful-BBR Fig. 4 — per-flow mean throughput, 5G stand-in (lab)", "throughput (Mbit/s, bytes / FCT)", &series, true)
+}
+
 const SC_DEPARTS: &str = "Linux 6.18 sender and receiver (the paper: 5.3); s_cubic is headstart's (GCBE, Careful Resume, the window override), not the authors' module.";
 const MOBILE_DEPARTS: &str = "3G and 4G are mahimahi's T-Mobile UMTS and LTE recordings (2 and 17 Mbit/s; the paper's own captures, ~5 and ~20 Mbit/s, are not public); 5G a constant 180 Mbit/s (its measured mean), 20 ms, 10 MB; Poisson flows (mean 256 KB, 30 % load) with the two controllers side by side on copies of the link.";
 const HY_DEPARTS: &str = "the kernel's Cubic with HyStart (6.18, its delay and ACK-train tests) against cubic_ss, the same with HyStart off for the flow; the paper's senders were TCP-SACK on Linux 2.6.23.";
 const SBBR_DEPARTS: &str = "BBRv1 only (the kernel's; no BBRv2); a constant 180 Mbit/s stands in for the paper's 5G trace; Poisson arrivals at 10 % load stand in for its flow generator.";
 
 pub static ALL: &[Reproduction] = &[
-    Reproduction { id: "s-cubic-fig2", source: "S-Cubic Fig. 2", title: "Cubic's FCT efficiency vs flow size, RTT 10/50/100 ms", quantity: "Ω", runs: sc_fig2_runs, compare: sc_fig2, departs: SC_DEPARTS },
-    Reproduction { id: "s-cubic-fig3", source: "S-Cubic Fig. 3", title: "Jump-Start, TCP-Cache and Cache+ against Cubic, Windows 10 receiver window", quantity: "Ω", runs: sc_fig3_runs, compare: sc_fig3, departs: "a Linux receiver with initrwnd 179 stands in for Windows 10 (Table 1); Jump-Start, Cache and Cache+ are bpf/lab_starts.bpf.c." },
-    Reproduction { id: "s-cubic-fig4", source: "S-Cubic Fig. 4", title: "Cache+'s unpaced jump overflows the bottleneck", quantity: "count / Ω", runs: sc_fig4_runs, compare: sc_fig4, departs: "Cache+ as bpf/lab_starts.bpf.c; s_cubic beside it for contrast." },
-    Reproduction { id: "s-cubic-fig6", source: "S-Cubic Fig. 6", title: "bandwidth estimates vs flow size (BBR, GCBE)", quantity: "Mbit/s", runs: sc_fig6_runs, compare: sc_fig6, departs: "the kernel has no Westwood; BBR's estimate is TCP_CC_INFO at the flow's end, GCBE's the entry s_cubic stored." },
-    Reproduction { id: "s-cubic-fig8", source: "S-Cubic Fig. 8 (§V-A)", title: "S-Cubic's mean FCT efficiency, 1 BDP", quantity: "Ω", runs: sc_fig8_runs, compare: sc_fig8, departs: SC_DEPARTS },
-    Reproduction { id: "s-cubic-table3", source: "S-Cubic Table 3", title: "per-flow mean queueing delay, Cubic and S-Cubic", quantity: "ms", runs: sc_table3_runs, compare: sc_table3, departs: SC_DEPARTS },
-    Reproduction { id: "s-cubic-fig9", source: "S-Cubic Fig. 9", title: "per-packet queueing delay of an 8.2 MB flow", quantity: "ms", runs: sc_fig9_runs, compare: sc_fig9, departs: SC_DEPARTS },
-    Reproduction { id: "s-cubic-fig10", source: "S-Cubic Fig. 10", title: "FCT improvement over Cubic at 12/27/63 % utilization", quantity: "%", runs: sc_fig10_runs, compare: sc_fig10, departs: "4 clients with a warm-up flow each; fewer flows than the paper's 1,000 per point." },
-    Reproduction { id: "s-cubic-fig12", source: "S-Cubic Fig. 12 (§V-D)", title: "Cubic's FCT beside S-Cubic on a shared bottleneck", quantity: "% FCT increase", runs: sc_fig12_runs, compare: sc_fig12, departs: "one Poisson process split between the controllers' clients (mixed) against the same with Cubic on both." },
-    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "a 1 MB flow from the second flow's client primes its entry (the paper used 8 KB; headstart stores nothing from so small a flow); the flows start at 2 s and 7 s, each run from an empty table." },
-    Reproduction { id: "s-cubic-fig14", source: "S-Cubic Fig. 14", title: "retransmissions per RTT of two competing flows", quantity: "segments", runs: sc_fig14_runs, compare: sc_fig14, departs: "as s-cubic-fig13; retransmissions counted where they reach the bottleneck." },
-    Reproduction { id: "s-cubic-fig16", source: "S-Cubic Fig. 16", title: "FCT improvement in 3G/4G/5G, 0 and 0.1 % loss", quantity: "%", runs: sc_mobile_runs, compare: sc_fig16, departs: MOBILE_DEPARTS },
-    Reproduction { id: "s-cubic-table5", source: "S-Cubic Table 5", title: "queueing delay in 3G/4G/5G, Cubic and S-Cubic", quantity: "ms", runs: sc_mobile_runs, compare: sc_table5, departs: MOBILE_DEPARTS },
-    Reproduction { id: "s-cubic-fig17", source: "S-Cubic Fig. 17", title: "impact of a bandwidth estimate off by −80 … +100 %", quantity: "s / % / ms", runs: sc_fig17_runs, compare: sc_fig17, departs: "the error is the lab knob bw_scale_pct on the stored estimate; 27 % utilization (the paper does not say)." },
-    Reproduction { id: "hystart-table3", source: "HyStart Table 3 (§5.7)", title: "file completion time, HyStart vs standard slow start, 10–100 Mbit/s", quantity: "s", runs: hy_table3_runs, compare: hy_table3, departs: HY_DEPARTS },
-    Reproduction { id: "hystart-fig9", source: "HyStart Fig. 9 (§5.2)", title: "two flows, 100 Mbit/s, 106 ms: where slow start ends", quantity: "packets", runs: hy_fig9_runs, compare: hy_fig9, departs: HY_DEPARTS },
-    Reproduction { id: "hystart-fig14", source: "HyStart Fig. 14 (§5.6)", title: "RED against drop-tail, 10 Mbit/s, 120 ms", quantity: "s", runs: hy_fig14_runs, compare: hy_fig14, departs: HY_DEPARTS },
-    Reproduction { id: "hystart-fig15", source: "HyStart Fig. 15 (§5.8)", title: "convergence of a second flow, HyStart vs SS", quantity: "s", runs: hy_fig15_runs, compare: hy_fig15, departs: "the second flow 30 s after the first (the paper: 10 s and 40 s), runs of ~1–4 min, not 600 s." },
-    Reproduction { id: "hystart-fig17", source: "HyStart Fig. 17(a) (§5.10)", title: "delay asymmetry 1:3 … 3:1, two flows", quantity: "%", runs: hy_fig17_runs, compare: hy_fig17, departs: "100 Mbit/s (the paper: 400, more than 2 vCPUs emulate), no background traffic, flows at 0 and 10 s measured over 20 s." },
-    Reproduction { id: "hystart-fig23", source: "HyStart Fig. 23 (§6.3)", title: "a cable link: 10 Mbit/s down, 384 kbit/s up, jittery RTT", quantity: "ratio", runs: hy_fig23_runs, compare: hy_fig23, departs: "an emulated cable link (40 ms, up to 20 ms jitter) stands in for the paper's real cable network." },
-    Reproduction { id: "suss-fig10", source: "SUSS Fig. 10 (§6.2)", title: "data delivered in the first 2 s with and without SUSS", quantity: "MB", runs: suss_fig10_runs, compare: suss_fig10, departs: "an emulated 66 Mbit/s, 230 ms path (cwnd* ≈ 1,300 packets, as the paper's) stands in for its 4G phone in New Zealand and a server in the US." },
-    Reproduction { id: "suss-fig12", source: "SUSS Fig. 12 (§6.2)", title: "FCT improvement of SUSS vs flow size", quantity: "%", runs: suss_fig12_runs, compare: suss_fig12, departs: "emulated paths (100 Mbit/s at 250 ms; full runs add a 4G trace at 160 ms) stand in for Tokyo–Sweden and Tokyo–New Zealand over the Internet." },
-    Reproduction { id: "suss-table1", source: "SUSS Table 1(a) (§6.5)", title: "small flows beside a large Cubic flow, SUSS off and on", quantity: "s / %", runs: suss_table1_runs, compare: suss_table1, departs: "a 50 Mbit/s bottleneck (the paper does not give it; its Fig. 15 testbed is 50 Mbit/s); small flows' RTTs 25/50/100/200 ms in turn." },
-    Reproduction { id: "s-bbr-table2", source: "Stateful-BBR Table II", title: "throughput in an emulated 5G network, 0.1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table2, departs: SBBR_DEPARTS },
-    Reproduction { id: "s-bbr-table3", source: "Stateful-BBR Table III", title: "throughput in an emulated 5G network, 1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "1%"), compare: sbbr_table3, departs: SBBR_DEPARTS },
-    Reproduction { id: "s-bbr-table4", source: "Stateful-BBR Table IV", title: "queueing delay in an emulated 5G network, 0.1 % loss", quantity: "ms", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table4, departs: SBBR_DEPARTS },
-    Reproduction { id: "s-bbr-table5", source: "Stateful-BBR Table V", title: "queueing delay in an emulated 5G network, 1 % loss", quantity: "ms", runs: |c| sbbr_runs(c, "1%"), compare: sbbr_table5, departs: SBBR_DEPARTS },
+    Reproduction { id: "s-cubic-fig2", source: "S-Cubic Fig. 2", title: "Cubic's FCT efficiency vs flow size, RTT 10/50/100 ms", quantity: "Ω", runs: sc_fig2_runs, compare: sc_fig2, departs: SC_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-fig3", source: "S-Cubic Fig. 3", title: "Jump-Start, TCP-Cache and Cache+ against Cubic, Windows 10 receiver window", quantity: "Ω", runs: sc_fig3_runs, compare: sc_fig3, departs: "a Linux receiver with initrwnd 179 stands in for Windows 10 (Table 1); Jump-Start, Cache and Cache+ are bpf/lab_starts.bpf.c.", figure: None },
+    Reproduction { id: "s-cubic-fig4", source: "S-Cubic Fig. 4", title: "Cache+'s unpaced jump overflows the bottleneck", quantity: "count / Ω", runs: sc_fig4_runs, compare: sc_fig4, departs: "Cache+ as bpf/lab_starts.bpf.c; s_cubic beside it for contrast.", figure: None },
+    Reproduction { id: "s-cubic-fig6", source: "S-Cubic Fig. 6", title: "bandwidth estimates vs flow size (BBR, GCBE)", quantity: "Mbit/s", runs: sc_fig6_runs, compare: sc_fig6, departs: "the kernel has no Westwood; BBR's estimate is TCP_CC_INFO at the flow's end, GCBE's the entry s_cubic stored.", figure: None },
+    Reproduction { id: "s-cubic-fig8", source: "S-Cubic Fig. 8 (§V-A)", title: "S-Cubic's mean FCT efficiency, 1 BDP", quantity: "Ω", runs: sc_fig8_runs, compare: sc_fig8, departs: SC_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-table3", source: "S-Cubic Table 3", title: "per-flow mean queueing delay, Cubic and S-Cubic", quantity: "ms", runs: sc_table3_runs, compare: sc_table3, departs: SC_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-fig9", source: "S-Cubic Fig. 9", title: "per-packet queueing delay of an 8.2 MB flow", quantity: "ms", runs: sc_fig9_runs, compare: sc_fig9, departs: SC_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-fig10", source: "S-Cubic Fig. 10", title: "FCT improvement over Cubic at 12/27/63 % utilization", quantity: "%", runs: sc_fig10_runs, compare: sc_fig10, departs: "4 clients with a warm-up flow each; fewer flows than the paper's 1,000 per point.", figure: None },
+    Reproduction { id: "s-cubic-fig11", source: "S-Cubic Fig. 11", title: "overlapping flows in the bottleneck, Cubic and S-Cubic (s-cubic-fig10's runs)", quantity: "flows", runs: sc_fig10_runs, compare: sc_fig11, departs: "s-cubic-fig10's runs: the controllers one after the other on the link, 4 clients with a warm-up flow each; a flow's overlaps are the other flows of its controller in flight at some time during it.", figure: Some(sc_fig11_figure) },
+    Reproduction { id: "s-cubic-fig12", source: "S-Cubic Fig. 12 (§V-D)", title: "Cubic's FCT beside S-Cubic on a shared bottleneck", quantity: "% FCT increase", runs: sc_fig12_runs, compare: sc_fig12, departs: "one Poisson process split between the controllers' clients (mixed) against the same with Cubic on both.", figure: None },
+    Reproduction { id: "s-cubic-fig13", source: "S-Cubic Fig. 13", title: "a second long flow 5 s after the first: convergence", quantity: "s", runs: sc_fig13_runs, compare: sc_fig13, departs: "a 1 MB flow from the second flow's client primes its entry (the paper used 8 KB; headstart stores nothing from so small a flow); the flows start at 2 s and 7 s, each run from an empty table.", figure: None },
+    Reproduction { id: "s-cubic-fig14", source: "S-Cubic Fig. 14", title: "retransmissions per RTT of two competing flows", quantity: "segments", runs: sc_fig14_runs, compare: sc_fig14, departs: "as s-cubic-fig13; retransmissions counted where they reach the bottleneck.", figure: None },
+    Reproduction { id: "s-cubic-fig16", source: "S-Cubic Fig. 16", title: "FCT improvement in 3G/4G/5G, 0 and 0.1 % loss", quantity: "%", runs: sc_mobile_runs, compare: sc_fig16, departs: MOBILE_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-table5", source: "S-Cubic Table 5", title: "queueing delay in 3G/4G/5G, Cubic and S-Cubic", quantity: "ms", runs: sc_mobile_runs, compare: sc_table5, departs: MOBILE_DEPARTS, figure: None },
+    Reproduction { id: "s-cubic-fig17", source: "S-Cubic Fig. 17", title: "impact of a bandwidth estimate off by −80 … +100 %", quantity: "s / % / ms", runs: sc_fig17_runs, compare: sc_fig17, departs: "the error is the lab knob bw_scale_pct on the stored estimate; 27 % utilization (the paper does not say).", figure: None },
+    Reproduction { id: "hystart-table3", source: "HyStart Table 3 (§5.7)", title: "file completion time, HyStart vs standard slow start, 10–100 Mbit/s", quantity: "s", runs: hy_table3_runs, compare: hy_table3, departs: HY_DEPARTS, figure: None },
+    Reproduction { id: "hystart-fig9", source: "HyStart Fig. 9 (§5.2)", title: "two flows, 100 Mbit/s, 106 ms: where slow start ends", quantity: "packets", runs: hy_fig9_runs, compare: hy_fig9, departs: HY_DEPARTS, figure: None },
+    Reproduction { id: "hystart-fig14", source: "HyStart Fig. 14 (§5.6)", title: "RED against drop-tail, 10 Mbit/s, 120 ms", quantity: "s", runs: hy_fig14_runs, compare: hy_fig14, departs: HY_DEPARTS, figure: None },
+    Reproduction { id: "hystart-fig15", source: "HyStart Fig. 15 (§5.8)", title: "convergence of a second flow, HyStart vs SS", quantity: "s", runs: hy_fig15_runs, compare: hy_fig15, departs: "the second flow 30 s after the first (the paper: 10 s and 40 s), runs of ~1–4 min, not 600 s.", figure: None },
+    Reproduction { id: "hystart-fig16", source: "HyStart Fig. 16 (§5.9)", title: "an SS flow's share beside a second flow running SS or HyStart", quantity: "%", runs: hy_fig16_runs, compare: hy_fig16, departs: "the second flow 10 s after the first, its share over its first 20 s; 4 runs per cell (the paper: more than 25), 1 in --quick.", figure: None },
+    Reproduction { id: "hystart-fig17", source: "HyStart Fig. 17(a) (§5.10)", title: "delay asymmetry 1:3 … 3:1, two flows", quantity: "%", runs: hy_fig17_runs, compare: hy_fig17, departs: "100 Mbit/s (the paper: 400, more than 2 vCPUs emulate), no background traffic, flows at 0 and 10 s measured over 20 s.", figure: None },
+    Reproduction { id: "hystart-fig23", source: "HyStart Fig. 23 (§6.3)", title: "a cable link: 10 Mbit/s down, 384 kbit/s up, jittery RTT", quantity: "ratio", runs: hy_fig23_runs, compare: hy_fig23, departs: "an emulated cable link (40 ms, up to 20 ms jitter) stands in for the paper's real cable network.", figure: None },
+    Reproduction { id: "suss-fig2", source: "SUSS Fig. 2 (§1)", title: "a fifth flow joining four: CUBIC, BBR, and a SUSS fifth among CUBIC flows", quantity: "s / Jain's index", runs: suss_fig2_runs, compare: suss_fig2, departs: "50 Mbit/s, 100 ms, 1 BDP (the paper does not give Fig. 2's path); the fifth joins 10 s after the fourth (the paper: 60 s); 3 runs each, 1 in --quick.", figure: None },
+    Reproduction { id: "suss-fig10", source: "SUSS Fig. 10 (§6.2)", title: "data delivered in the first 2 s with and without SUSS", quantity: "MB", runs: suss_fig10_runs, compare: suss_fig10, departs: "an emulated 66 Mbit/s, 230 ms path (cwnd* ≈ 1,300 packets, as the paper's) stands in for its 4G phone in New Zealand and a server in the US.", figure: None },
+    Reproduction { id: "suss-fig12", source: "SUSS Fig. 12 (§6.2)", title: "FCT improvement of SUSS vs flow size", quantity: "%", runs: suss_fig12_runs, compare: suss_fig12, departs: "emulated paths (100 Mbit/s at 250 ms; full runs add a 4G trace at 160 ms) stand in for Tokyo–Sweden and Tokyo–New Zealand over the Internet.", figure: None },
+    Reproduction { id: "suss-table1", source: "SUSS Table 1(a) (§6.5)", title: "small flows beside a large Cubic flow, SUSS off and on", quantity: "s / %", runs: suss_table1_runs, compare: suss_table1, departs: "a 50 Mbit/s bottleneck (the paper does not give it; its Fig. 15 testbed is 50 Mbit/s); small flows' RTTs 25/50/100/200 ms in turn.", figure: None },
+    Reproduction { id: "suss-fig15", source: "SUSS Fig. 15 (§6.4)", title: "Jain's index after a fifth flow joins four CUBIC flows, SUSS off and on", quantity: "Jain's index", runs: suss_fig15_runs, compare: suss_fig15, departs: "the fifth joins 10 s after the fourth (the paper: 60 s) and fairness is its mean over the next 15 s; one run per cell; --quick runs 100 ms at 1 and 2 BDP.", figure: None },
+    Reproduction { id: "s-bbr-table2", source: "Stateful-BBR Table II", title: "throughput in an emulated 5G network, 0.1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table2, departs: SBBR_DEPARTS, figure: None },
+    Reproduction { id: "s-bbr-table3", source: "Stateful-BBR Table III", title: "throughput in an emulated 5G network, 1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "1%"), compare: sbbr_table3, departs: SBBR_DEPARTS, figure: None },
+    Reproduction { id: "s-bbr-table4", source: "Stateful-BBR Table IV", title: "queueing delay in an emulated 5G network, 0.1 % loss", quantity: "ms", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table4, departs: SBBR_DEPARTS, figure: None },
+    Reproduction { id: "s-bbr-table5", source: "Stateful-BBR Table V", title: "queueing delay in an emulated 5G network, 1 % loss", quantity: "ms", runs: |c| sbbr_runs(c, "1%"), compare: sbbr_table5, departs: SBBR_DEPARTS, figure: None },
+    Reproduction { id: "s-bbr-fig4", source: "Stateful-BBR Fig. 4", title: "CDF of per-flow throughput, 5G stand-in, 0.1 % and 1 % loss (Tables II and III's runs)", quantity: "Mbit/s / ratio", runs: sbbr_fig4_runs, compare: sbbr_fig4, departs: SBBR_DEPARTS, figure: Some(sbbr_fig4_figure) },
 ];
 
 /// Figures and tables with numbers that the lab cannot produce, and why.
@@ -917,7 +1180,6 @@ pub static NOT_IN_LAB: &[(&str, &str)] = &[
     ("HyStart Figs. 11–12, 18", "400 Mbit/s with background traffic: beyond what 2 vCPUs emulate; stand-ins: hystart-fig9, hystart-fig17"),
     ("HyStart Figs. 21–22, 24", "Internet2/NLR/GEANT and campus Wi-Fi paths; stand-in: hystart-fig23 (emulated jitter)"),
     ("SUSS Figs. 1, 9, 11, 13, 14, 17, 18", "Internet paths between cloud regions and phones; stand-ins: suss-fig10, suss-fig12"),
-    ("SUSS Fig. 15", "fairness of a fifth flow: the lab's competing workload draws it (throughput.csv, Jain's index) but no number is stated to compare"),
     ("Stateful-BBR Figs. 1–2", "one week of a production server's connections"),
     ("Stateful-BBR Fig. 5, Table VI", "the authors' six mobile trace datasets (not public); s-cubic-fig16 runs the public mahimahi traces"),
     ("Stateful-BBR Fig. 6, Table VII", "a commercial benchmark and production CDN servers"),

@@ -128,6 +128,9 @@ pub struct Reproduction {
     pub compare: fn(&Runs) -> Vec<Point>,
     /// Where the lab's setup departs from the paper's, said once.
     pub departs: &'static str,
+    /// A figure in the paper's form drawn from all the runs (figure.png), where no
+    /// single run's own plots are it.
+    pub figure: Option<fn(&Runs, &Path) -> Result<()>>,
 }
 
 /// The runs' results, found by label.
@@ -140,6 +143,11 @@ impl Runs {
     /// The measured, completed flows of a run (warm-ups and primers left out).
     pub fn rows(&self, label: &str) -> Vec<&FlowRow> {
         self.find(label).map(|r| r.2.iter().filter(|f| f.role == "measured" && f.fct_s.is_some()).collect()).unwrap_or_default()
+    }
+    /// Every completed flow of a run, warm-ups and primers included (they cross the
+    /// bottleneck too).
+    pub fn all_rows(&self, label: &str) -> Vec<&FlowRow> {
+        self.find(label).map(|r| r.2.iter().filter(|f| f.fct_s.is_some()).collect()).unwrap_or_default()
     }
     pub fn dir(&self, label: &str) -> Option<&Path> {
         self.find(label).map(|r| r.1.as_path())
@@ -225,9 +233,13 @@ pub fn recompare(id: &str, ctx: &Ctx, dir: &Path) -> Result<()> {
 }
 
 fn compare_and_write(r: &Reproduction, ctx: &Ctx, dir: &Path, done: Vec<(String, PathBuf, Vec<FlowRow>)>, elapsed_s: f64) -> Result<()> {
-    let points = (r.compare)(&Runs(done));
+    let runs = Runs(done);
+    let points = (r.compare)(&runs);
     if points.is_empty() {
         bail!("{}: the runs gave nothing to compare", r.id);
+    }
+    if let Some(draw) = r.figure {
+        draw(&runs, &dir.join("figure.png")).with_context(|| format!("{}: drawing figure.png", r.id))?;
     }
     write_comparison(r, ctx, dir, &points, elapsed_s)
 }
