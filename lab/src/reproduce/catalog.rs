@@ -956,26 +956,46 @@ const JOIN_AT: u32 = 16;
 /// How long after the fifth flow joins its fairness is measured, in seconds.
 const JOIN_WINDOW: f64 = 15.0;
 
-/// The five flows' mean Jain's index over the `JOIN_WINDOW` after the fifth joins (cut
-/// short where the first of them ends), and the seconds until the fifth's rate,
-/// averaged over 1 s, first reaches 80 % of a fair share of `capacity_mbps`.
-fn joined(r: &Runs, label: &str, capacity_mbps: f64) -> (Option<f64>, Option<f64>) {
+/// After the fifth flow joins, over the `JOIN_WINDOW`: the mean of the lab's per-bin
+/// Jain's index of the flows running (the paper's F), the fifth's rate over the mean
+/// rate of the others running (1: a fair split; the four rarely split fairly among
+/// themselves 10 s after the last of them starts: the first keeps most of the link),
+/// and the seconds until the fifth's rate, averaged over 1 s, first reaches 80 % of a
+/// fair share of `capacity_mbps`.
+struct Joined {
+    jain: Option<f64>,
+    fifth_vs_others: Option<f64>,
+    to_share_s: Option<f64>,
+}
+
+fn joined(r: &Runs, label: &str, capacity_mbps: f64) -> Joined {
+    let none = Joined { jain: None, fifth_vs_others: None, to_share_s: None };
     let rows = r.rows(label);
     let flows = throughput(r, label);
-    let (Some(fifth), Some(series)) = (rows.get(4), flows.get(4)) else { return (None, None) };
+    let (Some(fifth), Some(series)) = (rows.get(4), flows.get(4)) else { return none };
     let join = fifth.start_s;
-    let end = rows.iter().map(|f| f.start_s + f.fct_s.unwrap_or(0.0)).fold(join + JOIN_WINDOW, f64::min);
-    let bin = series.get(1).map_or(0.5, |p| p.0 - series[0].0).max(1e-3);
-    let jain: Vec<f64> = (0..series.len())
-        .filter(|&i| series[i].0 >= join && series[i].0 + bin <= end)
-        .map(|i| crate::metrics::jain_index(&flows.iter().map(|f| f.get(i).map_or(0.0, |p| p.1)).collect::<Vec<_>>()))
+    let in_window = |t: f64| t >= join && t < join + JOIN_WINDOW;
+    let jain: Vec<f64> = r
+        .csv(label, report::THROUGHPUT_CSV)
+        .iter()
+        .filter(|p| p[1] == "0" && in_window(crate::plot::num(&p[0])))
+        .map(|p| crate::plot::num(&p[4]))
+        .filter(|j| j.is_finite())
         .collect();
+    let rel: Vec<f64> = (0..series.len())
+        .filter(|&i| in_window(series[i].0))
+        .filter_map(|i| {
+            let others: Vec<f64> = flows[..4].iter().filter_map(|f| f.get(i).map(|p| p.1)).filter(|m| *m > 0.0).collect();
+            (!others.is_empty()).then(|| series[i].1 / (others.iter().sum::<f64>() / others.len() as f64))
+        })
+        .collect();
+    let bin = series.get(1).map_or(0.5, |p| p.0 - series[0].0).max(1e-3);
     let w = (1.0 / bin).round().max(1.0) as usize;
-    let fair = 0.8 * capacity_mbps / flows.len() as f64;
-    let reach = (0..series.len().saturating_sub(w))
-        .find(|&i| series[i].0 >= join && series[i..i + w].iter().map(|p| p.1).sum::<f64>() / w as f64 >= fair)
+    let fair = capacity_mbps / flows.len() as f64;
+    let to_share_s = (0..series.len().saturating_sub(w))
+        .find(|&i| series[i].0 >= join && series[i..i + w].iter().map(|p| p.1).sum::<f64>() / w as f64 >= 0.8 * fair)
         .map(|i| series[i].0 - join);
-    (mean_spread(&jain).0, reach)
+    Joined { jain: mean_spread(&jain).0, fifth_vs_others: mean_spread(&rel).0, to_share_s }
 }
 
 const SUSS_FIG2_REPS: u32 = 3;
@@ -993,26 +1013,26 @@ fn suss_fig2_runs(c: &Ctx) -> Vec<Run> {
 
 fn suss_fig2(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
-    let (mut reach, mut jain) = (Vec::new(), Vec::new());
+    let mut share = Vec::new();
     for (l, name) in [("cubic", "CUBIC"), ("bbr", "BBR"), ("suss", "CUBIC, a SUSS fifth")] {
-        let got: Vec<(Option<f64>, Option<f64>)> = (1..=SUSS_FIG2_REPS).map(|rep| format!("{l}-{rep}")).filter(|x| !r.rows(x).is_empty()).map(|x| joined(r, &x, 50.0)).collect();
-        // A fifth that never reaches 80 % of its share counts as the whole window.
-        let t = mean_spread(&got.iter().map(|g| g.1.unwrap_or(JOIN_WINDOW)).collect::<Vec<_>>());
-        let j = mean_spread(&got.iter().filter_map(|g| g.0).collect::<Vec<_>>());
-        reach.push(t.0);
-        jain.push(j.0);
+        let got: Vec<Joined> = (1..=SUSS_FIG2_REPS).map(|rep| format!("{l}-{rep}")).filter(|x| !r.rows(x).is_empty()).map(|x| joined(r, &x, 50.0)).collect();
+        let st = |f: fn(&Joined) -> Option<f64>| mean_spread(&got.iter().filter_map(f).collect::<Vec<_>>());
+        share.push(st(|g| g.fifth_vs_others).0);
         if got.is_empty() {
             continue;
         }
-        out.push(Point::new(name, "fifth flow: s to 80 % of a fair share", Claim::None, t));
-        out.push(Point::new(name, format!("Jain's index, {JOIN_WINDOW:.0} s after the fifth joins"), Claim::None, j));
+        let window = format!("{JOIN_WINDOW:.0} s after the fifth joins");
+        out.push(Point::new(name, format!("fifth flow's rate / the others' mean, {window}"), Claim::None, st(|g| g.fifth_vs_others)));
+        out.push(Point::new(name, format!("Jain's index, {window}"), Claim::None, st(|g| g.jain)));
+        out.push(Point::new(name, "fifth flow: s to 80 % of a fair share", Claim::None, st(|g| g.to_share_s)));
     }
     // Fig. 2: CUBIC's new flow leaves "prolonged unfairness", BBR's reaches its cwnd*
     // after a delay; §3: SUSS "even improves fairness when a new flow is initiated in a
-    // congested environment, similar to the example shown in Fig. 2".
-    out.push(Point::new("BBR − CUBIC (Jain's index)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(jain[1], jain[0]))));
-    out.push(Point::new("SUSS − CUBIC (Jain's index)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(jain[2], jain[0]))));
-    out.push(Point::new("SUSS − CUBIC (s)", "fifth flow to its share", Claim::AtMost { v: 0.0 }, lab(diff(reach[2], reach[0]))));
+    // congested environment, similar to the example shown in Fig. 2". The four flows
+    // here had 10 s, not 60, to share among themselves: the fifth's rate against
+    // theirs is the comparison, Jain's index of all running is shown beside it.
+    out.push(Point::new("BBR − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(share[1], share[0]))));
+    out.push(Point::new("SUSS − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(share[2], share[0]))));
     out
 }
 
@@ -1042,11 +1062,13 @@ fn suss_fig15(r: &Runs) -> Vec<Point> {
             }
             let x = format!("{rtt}, {buf}");
             let (a, b) = (joined(r, &off, 50.0), joined(r, &on, 50.0));
-            out.push(Point::new("Jain's index after the fifth joins, SUSS off", x.clone(), Claim::None, lab(a.0)));
-            out.push(Point::new("Jain's index after the fifth joins, SUSS on", x.clone(), Claim::None, lab(b.0)));
+            out.push(Point::new("Jain's index after the fifth joins, SUSS off", x.clone(), Claim::None, lab(a.jain)));
+            out.push(Point::new("Jain's index after the fifth joins, SUSS on", x.clone(), Claim::None, lab(b.jain)));
+            out.push(Point::new("fifth flow's rate / the others' mean, SUSS off", x.clone(), Claim::None, lab(a.fifth_vs_others)));
+            out.push(Point::new("fifth flow's rate / the others' mean, SUSS on", x.clone(), Claim::None, lab(b.fifth_vs_others)));
             // "the initiation of the fifth flow results in an immediate decrease in the
             // value of F, exhibiting a prolonged delay in approaching 1 when SUSS is off".
-            out.push(Point::new("SUSS on − off (Jain's index)", x, Claim::AtLeast { v: 0.0 }, lab(diff(b.0, a.0))));
+            out.push(Point::new("SUSS on − off (Jain's index)", x, Claim::AtLeast { v: 0.0 }, lab(diff(b.jain, a.jain))));
         }
     }
     out
@@ -1116,12 +1138,13 @@ fn sbbr_fig4(r: &Runs) -> Vec<Point> {
             }
             let m = crate::metrics::median(&mut v);
             med.insert(cc, m);
-            out.push(Point::new(format!("{loss} loss: median per-flow throughput (Mbit/s)"), cc, Claim::None, lab(Some(m))));
+            out.push(Point::new(format!("{} loss: median per-flow throughput (Mbit/s)", loss.replace('%', " %")), cc, Claim::None, lab(Some(m))));
         }
         // "Their stateful counterparts ... achieved noticeably higher throughput in both
         // random loss settings. Compared to S-Cubic ..., S-BBR generally achieved higher
         // throughput".
         let ratio = |a: &str, b: &str| Some(med.get(a)? / med.get(b)?);
+        let loss = loss.replace('%', " %");
         out.push(Point::new(format!("{loss} loss: median ratio"), "s_bbr / bbr", Claim::AtLeast { v: 1.0 }, lab(ratio("s_bbr", "bbr"))));
         out.push(Point::new(format!("{loss} loss: median ratio"), "s_bbr / s_cubic", Claim::AtLeast { v: 1.0 }, lab(ratio("s_bbr", "s_cubic"))));
     }
@@ -1166,7 +1189,7 @@ pub static ALL: &[Reproduction] = &[
     Reproduction { id: "suss-fig10", source: "SUSS Fig. 10 (§6.2)", title: "data delivered in the first 2 s with and without SUSS", quantity: "MB", runs: suss_fig10_runs, compare: suss_fig10, departs: "an emulated 66 Mbit/s, 230 ms path (cwnd* ≈ 1,300 packets, as the paper's) stands in for its 4G phone in New Zealand and a server in the US.", figure: None },
     Reproduction { id: "suss-fig12", source: "SUSS Fig. 12 (§6.2)", title: "FCT improvement of SUSS vs flow size", quantity: "%", runs: suss_fig12_runs, compare: suss_fig12, departs: "emulated paths (100 Mbit/s at 250 ms; full runs add a 4G trace at 160 ms) stand in for Tokyo–Sweden and Tokyo–New Zealand over the Internet.", figure: None },
     Reproduction { id: "suss-table1", source: "SUSS Table 1(a) (§6.5)", title: "small flows beside a large Cubic flow, SUSS off and on", quantity: "s / %", runs: suss_table1_runs, compare: suss_table1, departs: "a 50 Mbit/s bottleneck (the paper does not give it; its Fig. 15 testbed is 50 Mbit/s); small flows' RTTs 25/50/100/200 ms in turn.", figure: None },
-    Reproduction { id: "suss-fig15", source: "SUSS Fig. 15 (§6.4)", title: "Jain's index after a fifth flow joins four CUBIC flows, SUSS off and on", quantity: "Jain's index", runs: suss_fig15_runs, compare: suss_fig15, departs: "the fifth joins 10 s after the fourth (the paper: 60 s) and fairness is its mean over the next 15 s; one run per cell; --quick runs 100 ms at 2 BDP.", figure: None },
+    Reproduction { id: "suss-fig15", source: "SUSS Fig. 15 (§6.4)", title: "Jain's index after a fifth flow joins four CUBIC flows, SUSS off and on", quantity: "Jain's index", runs: suss_fig15_runs, compare: suss_fig15, departs: "the fifth joins 10 s after the fourth (the paper: 60 s, when the four share fairly; here the first still holds most of the link) and F is its mean over the next 15 s; one run per cell; --quick runs 100 ms at 2 BDP.", figure: None },
     Reproduction { id: "s-bbr-table2", source: "Stateful-BBR Table II", title: "throughput in an emulated 5G network, 0.1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table2, departs: SBBR_DEPARTS, figure: None },
     Reproduction { id: "s-bbr-table3", source: "Stateful-BBR Table III", title: "throughput in an emulated 5G network, 1 % loss", quantity: "Mbit/s", runs: |c| sbbr_runs(c, "1%"), compare: sbbr_table3, departs: SBBR_DEPARTS, figure: None },
     Reproduction { id: "s-bbr-table4", source: "Stateful-BBR Table IV", title: "queueing delay in an emulated 5G network, 0.1 % loss", quantity: "ms", runs: |c| sbbr_runs(c, "0.1%"), compare: sbbr_table4, departs: SBBR_DEPARTS, figure: None },
