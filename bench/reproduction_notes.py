@@ -146,10 +146,15 @@ NOTES = {
     ),
     "hystart-fig15": (
         "At 120 ms the paper finds HyStart's second flow converging faster; here SS's second "
-        "flow reaches 80 % of the first's rate within 1.5 s (it overshoots, and the first "
-        "flow's 3,372 retransmissions show what it took from it), while HyStart's second flow "
-        "leaves slow start on the first flow's queue delay and needs 34.5 s of Cubic's "
-        "growth. The paper's SS flows lost whole seconds to recovery (2.6.23); 6.18's do not."
+        "flow reaches 80 % of the first's rate within 1.5 s in both the quick and the full ru"
+        "n (it overshoots: the first flow retransmits 3,297–3,372 segments), while HyStart's "
+        "second flow leaves slow start on the first flow's queue delay and needs Cubic's grow"
+        "th: 34.5 s (quick), 10.5 s (full). The paper's SS flows lost whole seconds to recove"
+        "ry (2.6.23); 6.18's do not. The full run (one run per RTT, 1,429 s) adds 60 ms, wher"
+        "e the paper has SS slightly ahead and the lab HyStart (21.5 s against 76.5 s), and 2"
+        "40 ms (HyStart 7.5 s, SS 3.0 s). One run per cell and convergence times that move by"
+        " 3× between runs of one cell (120 ms, HyStart) do not establish either order; the cl"
+        "aims at 60 and 120 ms differ from the paper in these runs."
     ),
     "hystart-fig23": (
         "Up to 1 MB HyStart and SS take the same time, as in the paper. At 10 MB the paper "
@@ -207,6 +212,53 @@ NOTES = {
         "the runs of s-bbr-table2 (the same setup), with `--from`."
     ),
     "s-bbr-table5": "As s-bbr-table4, at 1 % loss (compared from the runs of s-bbr-table3).",
+    "s-cubic-fig11": (
+        "Both controllers' flows overlap (87–100 % of flows have another in flight at 27 and "
+        "63 % load), and Cubic's more: 6.6 against 3.4 other flows per flow at 27 %, 15.9 aga"
+        "inst 10.7 at 63 %, as the paper says ('much larger in Cubic than in S-Cubic': S-Cubi"
+        "c's flows end sooner). figure.png draws the distribution as CDFs (the paper: PDFs). "
+        "Compared from s-cubic-fig10's runs (bench/reproduce_all.sh links them); its full run"
+        " is s-cubic-fig10's, 25 min, not made with this ID yet."
+    ),
+    "hystart-fig16": (
+        "The paper's order holds at 120 ms and not at 60 ms. Full run, 4 runs per cell: at 12"
+        "0 ms HyStart's second flow takes 19.9 ± 2.0 % of the link over its first 20 s agains"
+        "t SS's 25.9 ± 7.7 % (quick run 15.5 against 28.0); it leaves slow start on the delay"
+        " test with 41–63 retransmissions where SS's second flow overshoots into loss (469–1,"
+        "151). At 60 ms the two are the same, 28.5 ± 1.1 against 28.4 ± 1.1 %: the first flow"
+        " keeps the 1-BDP buffer full and HyStart's second flow meets loss before its delay t"
+        "est fires, as SS's does (145–158 retransmissions for either), so both end slow start"
+        " alike. The difference's ± is the two means' in quadrature."
+    ),
+    "suss-fig2": (
+        "Ten seconds after the fourth flow starts, the first CUBIC flow still holds 35–43 of "
+        "the 50 Mbit/s (throughput.csv; it ends at 26–28 s): the four are far from the fair s"
+        "hare the paper waits 60 s for, so the fifth's rate against the others' mean over its"
+        " first 15 s is compared, and F of the flows running is shown beside it. The first ve"
+        "rsion of this ID took F of all five, cut where the first flow ended; it measured the"
+        " four's own unfairness over about 6 s and was replaced. Full run, 3 runs each: the f"
+        "ifth's rate against the others' is CUBIC 0.56 (runs 0.64, 0.18, 0.86), BBR 0.99 (1.0"
+        "1, 1.87, 0.08; its four retransmit 478–2,645 segments), a SUSS fifth 0.67 (1.21, 0.2"
+        "2, 0.58): the means are in the paper's order (BBR and SUSS above CUBIC) but the run-"
+        "to-run spread is larger than the differences, and 3 runs are too few to separate the"
+        "m; the paper's Fig. 2 is one example run. A SUSS fifth reaches 80 % of a fair share "
+        "in 8.6 s against CUBIC's 11.5 s (quick run 12.8 against 32.5)."
+    ),
+    "suss-fig15": (
+        "SUSS off, the fifth ran at 0.45 of the others' mean over its first 15 s; on, at 0.74"
+        ". Once the first flow ends (about 23 s) the SUSS fifth holds its share (F 0.97–0.99)"
+        " where the SUSS-off fifth stays at 3–6 Mbit/s against the others' 14–16 (F 0.85–0.91"
+        "): the paper's 'prolonged delay in approaching 1'. F over the 15 s after the join is"
+        " 0.756 off and 0.764 on: the first flow's hold on the link (as in suss-fig2) dominat"
+        "es it. The full run (12 cells, 24 runs, about 28 min) was not made this session."
+    ),
+    "s-bbr-fig4": (
+        "The paper's orderings hold at both losses: S-BBR's median per-flow throughput is 1.2"
+        "0× BBR's at 0.1 % and 1.52× at 1 %, and above S-Cubic's (1.05× and 1.59×: more so at"
+        " 1 %, as the paper says). figure.png pools the four mean sizes' flows as the paper's"
+        " Fig. 4 does. Compared from s-bbr-table2 and table3's runs (bench/reproduce_all.sh l"
+        "inks them); the full run is theirs (31 min), not made with this ID yet."
+    ),
 }
 
 

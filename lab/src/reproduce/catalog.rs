@@ -112,6 +112,14 @@ fn lab(v: Option<f64>) -> (Option<f64>, Option<f64>) {
 fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     Some(a? - b?)
 }
+/// The difference of two means with its uncertainty: their spreads in quadrature.
+fn diff_spread(a: (Option<f64>, Option<f64>), b: (Option<f64>, Option<f64>)) -> (Option<f64>, Option<f64>) {
+    let spread = match (a.1, b.1) {
+        (None, None) => None,
+        (x, y) => Some(x.unwrap_or(0.0).hypot(y.unwrap_or(0.0))),
+    };
+    (diff(a.0, b.0), spread)
+}
 
 /// A competing run's per-flow throughput: flow index -> (t, Mbit/s) in order.
 fn throughput(runs: &Runs, label: &str) -> Vec<Vec<(f64, f64)>> {
@@ -396,13 +404,13 @@ fn sc_fig11(r: &Runs) -> Vec<Point> {
             }
             let share = counts.iter().filter(|c| **c > 0.0).count() as f64 / counts.len() as f64 * 100.0;
             let st = mean_spread(&counts);
-            means.push(st.0);
+            means.push(st);
             out.push(Point::new(format!("{cc}: flows overlapping a flow"), format!("{u} %"), Claim::None, st));
             out.push(Point::new(format!("{cc}: flows with an overlap (%)"), format!("{u} %"), Claim::None, lab(Some(share))));
         }
         // "the number of overlapping flows is much larger in Cubic than in S-Cubic".
         if let [c, s] = means[..] {
-            out.push(Point::new("s_cubic − cubic (flows)", format!("{u} %"), Claim::AtMost { v: 0.0 }, lab(diff(s, c))));
+            out.push(Point::new("s_cubic − cubic (flows)", format!("{u} %"), Claim::AtMost { v: 0.0 }, diff_spread(s, c)));
         }
     }
     out
@@ -774,13 +782,13 @@ fn hy_fig16(r: &Runs) -> Vec<Point> {
                 continue;
             }
             let st = mean_spread(&v);
-            shares.push(st.0);
+            shares.push(st);
             out.push(Point::new(format!("second flow ({name}): share of the link, its first 20 s (%)"), rtt, Claim::None, st));
         }
         // "The throughput share of the second TCP flow running HyStart grabs less
         // bandwidth from the first TCP flow running SS."
         if let [ss, hy] = shares[..] {
-            out.push(Point::new("HyStart − SS share (points)", rtt, Claim::AtMost { v: 0.0 }, lab(diff(hy, ss))));
+            out.push(Point::new("HyStart − SS share (points)", rtt, Claim::AtMost { v: 0.0 }, diff_spread(hy, ss)));
         }
     }
     out
@@ -1017,7 +1025,7 @@ fn suss_fig2(r: &Runs) -> Vec<Point> {
     for (l, name) in [("cubic", "CUBIC"), ("bbr", "BBR"), ("suss", "CUBIC, a SUSS fifth")] {
         let got: Vec<Joined> = (1..=SUSS_FIG2_REPS).map(|rep| format!("{l}-{rep}")).filter(|x| !r.rows(x).is_empty()).map(|x| joined(r, &x, 50.0)).collect();
         let st = |f: fn(&Joined) -> Option<f64>| mean_spread(&got.iter().filter_map(f).collect::<Vec<_>>());
-        share.push(st(|g| g.fifth_vs_others).0);
+        share.push(st(|g| g.fifth_vs_others));
         if got.is_empty() {
             continue;
         }
@@ -1031,8 +1039,8 @@ fn suss_fig2(r: &Runs) -> Vec<Point> {
     // congested environment, similar to the example shown in Fig. 2". The four flows
     // here had 10 s, not 60, to share among themselves: the fifth's rate against
     // theirs is the comparison, Jain's index of all running is shown beside it.
-    out.push(Point::new("BBR − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(share[1], share[0]))));
-    out.push(Point::new("SUSS − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, lab(diff(share[2], share[0]))));
+    out.push(Point::new("BBR − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, diff_spread(share[1], share[0])));
+    out.push(Point::new("SUSS − CUBIC (fifth's share)", "after the fifth joins", Claim::AtLeast { v: 0.0 }, diff_spread(share[2], share[0])));
     out
 }
 
