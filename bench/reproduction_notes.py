@@ -245,12 +245,15 @@ NOTES = {
         "in 8.6 s against CUBIC's 11.5 s (quick run 12.8 against 32.5)."
     ),
     "suss-fig15": (
-        "SUSS off, the fifth ran at 0.45 of the others' mean over its first 15 s; on, at 0.74"
-        ". Once the first flow ends (about 23 s) the SUSS fifth holds its share (F 0.97–0.99)"
-        " where the SUSS-off fifth stays at 3–6 Mbit/s against the others' 14–16 (F 0.85–0.91"
-        "): the paper's 'prolonged delay in approaching 1'. F over the 15 s after the join is"
-        " 0.756 off and 0.764 on: the first flow's hold on the link (as in suss-fig2) dominat"
-        "es it. The full run (12 cells, 24 runs, about 28 min) was not made this session."
+        "Quick run (100 ms, 2 BDP): SUSS off, the fifth ran at 0.45 of the others' mean over "
+        "its first 15 s; on, at 0.74. Once the first flow ends (about 23 s) the SUSS fifth ho"
+        "lds its share (F 0.97–0.99) where the SUSS-off fifth stays at 3–6 Mbit/s against the"
+        " others' 14–16 (F 0.85–0.91): the paper's 'prolonged delay in approaching 1'. F over"
+        " the 15 s after the join moves little (0.756 off, 0.764 on): the first flow's hold o"
+        "n the link (as in suss-fig2) dominates it. Full run (12 cells, one run each, 1,813 s"
+        "): on − off F is ≥ 0 in 7 cells and below in 5 (−0.22 … +0.08), one run per cell wit"
+        "h the four flows not yet fair at the join; the paper's claim on F is not shown by th"
+        "ese runs."
     ),
     "s-bbr-fig4": (
         "The paper's orderings hold at both losses: S-BBR's median per-flow throughput is 1.2"
