@@ -358,7 +358,7 @@ fn sc_fig10_runs(c: &Ctx) -> Vec<Run> {
 fn sc_fig10(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
     for (u, _) in SC_UTILS {
-        for m in SC_FIG10_MEANS {
+        for m in POISSON_MEANS {
             let rows = r.rows(&format!("u{u}-{m}"));
             if rows.is_empty() {
                 continue;
@@ -371,7 +371,8 @@ fn sc_fig10(r: &Runs) -> Vec<Point> {
     out
 }
 
-const SC_FIG10_MEANS: [&str; 4] = ["64k", "128k", "512k", "1024k"];
+/// The mean flow sizes of the Poisson figures (S-Cubic Figs. 10–12, S-BBR Tables II–V, Fig. 4).
+const POISSON_MEANS: [&str; 4] = ["64k", "128k", "512k", "1024k"];
 
 /// For each measured flow of `cc` in a run, how many other flows of that controller
 /// (warm-ups included) were in flight at some time during it. The controllers run one
@@ -390,7 +391,7 @@ fn overlap_counts(r: &Runs, label: &str, cc: &str) -> Vec<f64> {
 }
 
 fn sc_fig11_counts(r: &Runs, u: &str, cc: &str) -> Vec<f64> {
-    SC_FIG10_MEANS.iter().flat_map(|m| overlap_counts(r, &format!("u{u}-{m}"), cc)).collect()
+    POISSON_MEANS.iter().flat_map(|m| overlap_counts(r, &format!("u{u}-{m}"), cc)).collect()
 }
 
 fn sc_fig11(r: &Runs) -> Vec<Point> {
@@ -1132,7 +1133,7 @@ fn sbbr_fig4_runs(c: &Ctx) -> Vec<Run> {
 }
 
 fn sbbr_fig4_tput(r: &Runs, tag: &str, cc: &str) -> Vec<f64> {
-    ["64k", "128k", "512k", "1024k"].iter().flat_map(|m| r.rows(&format!("{tag}-mean{m}")).into_iter().filter(|f| f.cc == cc).filter_map(tput).collect::<Vec<_>>()).collect()
+    POISSON_MEANS.iter().flat_map(|m| r.rows(&format!("{tag}-mean{m}")).into_iter().filter(|f| f.cc == cc).filter_map(tput).collect::<Vec<_>>()).collect()
 }
 
 fn sbbr_fig4(r: &Runs) -> Vec<Point> {
