@@ -43,7 +43,8 @@ const TICK: Duration = Duration::from_millis(10);
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FleetText {
-    /// redis://[user:password@]host:port/ (rediss:// for TLS).
+    /// redis://[user:password@]host:port/ (rediss:// for TLS: the server's certificate
+    /// checked against the system's CAs, or those of SSL_CERT_FILE).
     pub redis: Option<String>,
     /// Prefix of every key and of the channel (several fleets on one Redis).
     pub key_prefix: Option<String>,

@@ -929,21 +929,21 @@ fn careful_resume_retreats_from_a_10x_entry_and_the_next_flow_starts_right() {
     assert!((70.0..=106.0).contains(&bw_mbps), "the next flow starts from the path's rate: {bw_mbps} Mbit/s");
 }
 
-/// A keep-alive connection (nginx, HTTP/1.1) idles 1 s between two 1 MB responses: the
-/// second is a careful restart at the connection's own rate, validated; with the path
-/// slowed to a fifth during the idle the restart retreats on the rate test and loses
-/// nothing. What only the kernel shows: the restart fires on the real idle test
+/// A keep-alive connection (nginx, HTTP/1.1; and over TLS 1.3) idles 1 s between two
+/// 1 MB responses: the second is a careful restart at the connection's own rate,
+/// validated; with the path slowed to a fifth during the idle the restart retreats on
+/// the rate test and loses nothing. What only the kernel shows: the restart fires on the real idle test
 /// (lsndtime, the RTO) after the real sysctl's restart, and s_bbr's with BBR's own
 /// model (its kernel bbr_main) running on.
 #[test]
 fn a_keep_alive_connection_restarts_at_its_own_rate_after_idle() {
     let f = Fresh::new("restart");
-    for (name, idle_rate, want) in [("same", "1.0", "validated"), ("slower", "0.2", "retreat_rate")] {
+    for (name, app, idle_rate, want) in [("same", "keepalive", "1.0", "validated"), ("slower", "keepalive", "0.2", "retreat_rate"), ("tls", "keepalive-https", "1.0", "validated")] {
         let out = run_toml(
             &f,
             name,
             &format!(
-                "app = \"keepalive\"\nidle = \"1s\"\nidle_rate = {idle_rate}\n[link]\nrate = \"100mbit\"\nrtt = \"50ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"s_cubic\", \"s_bbr\"]\nsizes = [\"1m\"]\nreps = 2\n"
+                "app = \"{app}\"\nidle = \"1s\"\nidle_rate = {idle_rate}\n[link]\nrate = \"100mbit\"\nrtt = \"50ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"s_cubic\", \"s_bbr\"]\nsizes = [\"1m\"]\nreps = 2\n"
             ),
         );
         for r in measured(&out) {
@@ -1644,10 +1644,17 @@ impl Drop for Killed {
     }
 }
 
-fn redis_server() -> (Killed, u16) {
+/// A Redis on loopback; with `tls` (private_ca's folder), TLS only, its certificate
+/// the one private_ca signed.
+fn redis_server(tls: Option<&Path>) -> (Killed, u16) {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+    let mut cmd = Command::new("redis-server");
+    match tls {
+        None => cmd.args(["--port", &port.to_string()]),
+        Some(d) => cmd.args(["--port", "0", "--tls-port", &port.to_string(), "--tls-auth-clients", "no"]).arg("--tls-cert-file").arg(d.join("server.pem")).arg("--tls-key-file").arg(d.join("server.key")).arg("--tls-ca-cert-file").arg(d.join("ca.pem")),
+    };
+    let child = cmd
+        .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
         // An ACL user as an operator's Redis has: the default user cannot log in.
         .args(["--user", "default", "off", "--user", "hs", "on", ">hs-secret", "~*", "&*", "+@all"])
         .stdout(Stdio::null())
@@ -1662,22 +1669,46 @@ fn redis_server() -> (Killed, u16) {
     (guard, port)
 }
 
+/// A private CA, as an operator's internal Redis has, and a certificate for 127.0.0.1
+/// signed by it, in `dir`: ca.pem, server.pem, server.key.
+fn private_ca(dir: &Path) {
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl").args(args).current_dir(dir).output().expect("openssl");
+        assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    openssl(&[&["req", "-x509"][..], &ec, &["-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=hs-e2e private CA"]].concat());
+    openssl(&[&["req"][..], &ec, &["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"]].concat());
+    std::fs::write(dir.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    openssl(&["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "san.ext"]);
+}
+
 fn fleet_agent(f: &Fresh, port: u16, host: &str, ns: &TestNetns) -> (Killed, PathBuf) {
-    let status = f.path(&format!("{host}.json"));
-    let child = Command::new(BIN)
-        .args(["fleet", "run", "--redis", &format!("redis://hs:hs-secret@127.0.0.1:{port}/"), "--key-prefix", "hs-e2e:", "--host-id", host, "--netns", &ns.0, "--status-file"])
-        .arg(&status)
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let guard = Killed(child);
+    let (child, status) = spawn_agent(f, &format!("redis://hs:hs-secret@127.0.0.1:{port}/"), host, ns, None);
     // Up once it says it is connected (subscribed, and what Redis held read).
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
         assert!(std::time::Instant::now() < deadline, "agent {host} never connected");
         std::thread::sleep(Duration::from_millis(50));
     }
-    (guard, status)
+    (child, status)
+}
+
+/// `headstart fleet run` for `ns`'s table; `ca_file`: the trust it is started with
+/// (SSL_CERT_FILE, as a unit's Environment= would set it), else the system's.
+fn spawn_agent(f: &Fresh, url: &str, host: &str, ns: &TestNetns, ca_file: Option<&Path>) -> (Killed, PathBuf) {
+    let status = f.path(&format!("{host}.json"));
+    let mut cmd = Command::new(BIN);
+    if let Some(ca) = ca_file {
+        cmd.env("SSL_CERT_FILE", ca);
+    }
+    let child = cmd
+        .args(["fleet", "run", "--redis", url, "--key-prefix", "hs-e2e:", "--host-id", host, "--netns", &ns.0, "--status-file"])
+        .arg(&status)
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    (Killed(child), status)
 }
 
 /// Waits until the agent's status says `key` reached `n`.
@@ -1703,7 +1734,7 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     ok(&["load"]);
     ok(&["config", "store_cap_mbps=1000"]);
     let (a, b) = (TestNetns::new("hs-e2e-fleet-a"), TestNetns::new("hs-e2e-fleet-b"));
-    let (_redis, port) = redis_server();
+    let (_redis, port) = redis_server(None);
     ok(&["table", "set", "10.9.9.1", "--netns", &b.0, "--bw", "100mbit", "--rtt", "50ms"]);
     let (_agent_a, status_a) = fleet_agent(&f, port, "a", &a);
     let (_agent_b, status_b) = fleet_agent(&f, port, "b", &b);
@@ -1753,4 +1784,46 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     assert_eq!(prefixes(), 0, "a flush forgets them");
     fails(&["fleet", "status", "--status-file", f.path("none.json").to_str().unwrap()], "no fleet agent status");
     fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
+}
+
+/// rediss://: an operator's Redis behind TLS with a private CA. The agent trusts what
+/// the system trusts (or SSL_CERT_FILE): with the CA it connects and applies another
+/// server's entry; without it, it never connects and says why, and the host works alone.
+#[test]
+fn the_fleet_agent_speaks_tls_to_a_redis_with_a_private_ca() {
+    let f = Fresh::new("fleet-tls");
+    ok(&["load"]);
+    let (dir, other) = (f.path("tls"), f.path("other-ca"));
+    for d in [&dir, &other] {
+        std::fs::create_dir_all(d).unwrap();
+        private_ca(d);
+    }
+    let (_redis, port) = redis_server(Some(&dir));
+    let url = format!("rediss://hs:hs-secret@127.0.0.1:{port}/");
+    let (ns, ns_untrusting) = (TestNetns::new("hs-e2e-fleet-tls"), TestNetns::new("hs-e2e-fleet-tls-no"));
+    let (_untrusting, status_no) = spawn_agent(&f, &url, "no-ca", &ns_untrusting, Some(&other.join("ca.pem")));
+    let (_agent, status) = spawn_agent(&f, &url, "tls", &ns, Some(&dir.join("ca.pem")));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
+        assert!(std::time::Instant::now() < deadline, "the agent with the CA never connected: {:?}", std::fs::read_to_string(&status));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Another server's entry, published over TLS, lands in this host's table.
+    let mut con = redis::Client::build_with_tls(
+        url.as_str(),
+        redis::TlsCertificates { client_tls: None, root_cert: Some(std::fs::read(dir.join("ca.pem")).unwrap()) },
+    )
+    .unwrap()
+    .get_connection()
+    .unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    redis::cmd("PUBLISH").arg("hs-e2e:stores").arg(format!("10.9.8.1 v1 other 12500000 40000 0 {now_ms}")).query::<i64>(&mut con).unwrap();
+    agent_reaches(&status, "applied", 1);
+    let out = hs(&["table", "get", "10.9.8.1", "--netns", &ns.0, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["bw_bytes_per_s"].as_u64(), v["source"].as_str()), (Some(12_500_000), Some("fleet")), "{v}");
+    // The agent that does not trust the CA: not connected, the reason in its status.
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&status_no).unwrap_or_default()).unwrap_or_default();
+    assert_eq!(v["connected"].as_bool(), Some(false), "{v}");
+    assert!(v["last_error"].as_str().is_some_and(|e| e.to_lowercase().contains("certificate") || e.contains("UnknownIssuer")), "{v}");
 }
