@@ -200,7 +200,8 @@ pub struct SweepArgs {
     /// The application: the lab's own sender and receiver (lab), nginx and curl (http),
     /// nginx with TLS 1.3 and curl (https), headless Chromium loading pages of that
     /// size over HTTPS (page: HTTP/1.1, page-h2: HTTP/2), or one persistent connection
-    /// per flow fetching two responses an idle apart, the second measured (keepalive).
+    /// per flow fetching two responses an idle apart, the second measured (keepalive;
+    /// keepalive-https over TLS 1.3).
     #[arg(long, value_enum)]
     pub app: Option<headstart_lab::experiment::App>,
     /// http/https: each flow's bytes fetched over this many connections opened at once

@@ -665,6 +665,10 @@ pub enum App {
     #[serde(rename = "keepalive")]
     #[value(name = "keepalive")]
     KeepAlive,
+    /// ... over TLS 1.3 (the measured response on the open TLS connection).
+    #[serde(rename = "keepalive-https")]
+    #[value(name = "keepalive-https")]
+    KeepAliveHttps,
 }
 
 impl ExperimentText {
@@ -807,9 +811,9 @@ impl ExperimentText {
             }
         };
         // A page load is read from the namespaces' counters, one at a time.
-        ensure!(!matches!(app, App::Page | App::PageH2 | App::KeepAlive) || matches!(workload, Workload::Sweep { .. }), "the page and keepalive apps run sweeps (one flow at a time)");
+        ensure!(!matches!(app, App::Page | App::PageH2 | App::KeepAlive | App::KeepAliveHttps) || matches!(workload, Workload::Sweep { .. }), "the page and keepalive apps run sweeps (one flow at a time)");
         let keep_alive = match (app, self.idle.as_deref()) {
-            (App::KeepAlive, Some(idle)) => {
+            (App::KeepAlive | App::KeepAliveHttps, Some(idle)) => {
                 let idle_ns = units::parse_duration_ns(idle).context("idle")?;
                 ensure!((10_000_000..=60_000_000_000).contains(&idle_ns), "idle must be between 10 ms and 60 s");
                 let rate = self.idle_rate.unwrap_or(1.0);
@@ -817,10 +821,10 @@ impl ExperimentText {
                 ensure!(rate == 1.0 || link.text.trace.is_none(), "idle_rate needs a constant-rate link, not a trace");
                 Some((idle_ns, rate))
             }
-            (App::KeepAlive, None) => bail!("app keepalive needs idle (the pause between a connection's responses, e.g. 2s)"),
-            (_, Some(_)) => bail!("idle needs app keepalive"),
+            (App::KeepAlive | App::KeepAliveHttps, None) => bail!("the keepalive apps need idle (the pause between a connection's responses, e.g. 2s)"),
+            (_, Some(_)) => bail!("idle needs app keepalive or keepalive-https"),
             (_, None) => {
-                ensure!(self.idle_rate.is_none(), "idle_rate needs app keepalive");
+                ensure!(self.idle_rate.is_none(), "idle_rate needs app keepalive or keepalive-https");
                 None
             }
         };
@@ -857,7 +861,7 @@ impl ExperimentText {
             packet_series: self.packet_series,
             seed: self.seed.unwrap_or_else(fresh_seed),
             http: uses_http,
-            tls: matches!(app, App::Https | App::Page | App::PageH2),
+            tls: matches!(app, App::Https | App::Page | App::PageH2 | App::KeepAliveHttps),
             connections: self.connections.unwrap_or(1),
             page: match app {
                 App::Page => Some(crate::traffic::PageProtocol::Http1),
@@ -1059,6 +1063,22 @@ mod tests {
         assert!(https.http && https.tls && https.connections == 6);
         let err = exp(&text.replace(r#""cubic", "cubic""#, r#""cubic", "cubic:ssai0""#)).unwrap_err();
         assert!(err.to_string().contains("tcp_slow_start_after_idle"), "{err}");
+    }
+
+    #[test]
+    fn the_keepalive_apps_need_an_idle_and_a_sweep() {
+        let text = "app = \"keepalive-https\"\nidle = \"2s\"\n[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"cubic\"]\nsizes = [\"64k\"]\n";
+        let exp = |t: &str| toml::from_str::<ExperimentText>(t).unwrap().validate();
+        let e = exp(text).unwrap();
+        assert!(e.http && e.tls && e.keep_alive == Some((2_000_000_000, 1.0)));
+        let plain = exp(&text.replace("keepalive-https", "keepalive")).unwrap();
+        assert!(plain.http && !plain.tls && plain.keep_alive.is_some());
+        let err = exp(&text.replace("idle = \"2s\"\n", "")).unwrap_err();
+        assert!(err.to_string().contains("need idle"), "{err}");
+        let err = exp(&text.replace("keepalive-https", "https")).unwrap_err();
+        assert!(err.to_string().contains("idle needs app keepalive"), "{err}");
+        let poisson = "app = \"keepalive-https\"\nidle = \"2s\"\n[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"poisson\"\ncc = [\"cubic\"]\nmean_size = \"64k\"\nutilization = 0.3\nflows = 10\n";
+        assert!(exp(poisson).unwrap_err().to_string().contains("run sweeps"));
     }
 
     #[test]

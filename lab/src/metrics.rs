@@ -147,11 +147,14 @@ impl FlowRow {
         let srv = o.server.as_ref();
         let mss = srv.map(|s| s.mss).filter(|&m| m > 0).unwrap_or(if ipv6 { 1428 } else { 1448 });
         let rtt_s = link.rtt_ns as f64 / 1e9;
-        // A page: one round trip more, the requests for the objects the HTML names. A
-        // keep-alive response: one less (no handshake), at the rate the link has then.
+        // TLS: one round trip more. A page: one more, the requests for the objects the
+        // HTML names. A keep-alive response: one less and no TLS's (no handshake on an
+        // open connection), at the rate the link has then.
         let capacity = link.capacity_bps * exp.keep_alive.map_or(1.0, |k| k.1);
-        let t_min = t_min_s(o.size, mss, rtt_s, capacity) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 }
-            - if exp.keep_alive.is_some() { rtt_s } else { 0.0 };
+        let t_min = match exp.keep_alive {
+            Some(_) => t_min_s(o.size, mss, rtt_s, capacity) - rtt_s,
+            None => t_min_s(o.size, mss, rtt_s, capacity) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 },
+        };
         let page = o.page.as_ref();
         let (fct, start, handshake, mut error) = match &o.client_flow {
             Ok(c) => (Some(c.fct.as_secs_f64()), c.start.saturating_duration_since(run_start).as_secs_f64(), Some(c.handshake.as_secs_f64() * 1e3), None),

@@ -334,7 +334,8 @@ impl Testbed {
         let path = http.file_for(size)?;
         let (timeout, interrupt) = (self.flow_timeout, self.interrupt.clone());
         let path2 = path.clone();
-        let opened = sys::run_in_netns(&host.ns, self.rest_cpu, move || traffic::KeepAlive::open(server, local, &path2, size, timeout, &interrupt));
+        let tls = http.tls();
+        let opened = sys::run_in_netns(&host.ns, self.rest_cpu, move || traffic::KeepAlive::open(server, local, tls, &path2, size, timeout, &interrupt));
         let emulator = self.emulator.as_ref().context("no emulator")?;
         let measured = opened.and_then(|(mut conn, _first)| {
             emulator.set_down_rate(rate);

@@ -111,6 +111,10 @@ impl HttpServer {
         if self.tls { "https" } else { "http" }
     }
 
+    pub fn tls(&self) -> bool {
+        self.tls
+    }
+
     pub fn dir(&self) -> &std::path::Path {
         &self.dir
     }

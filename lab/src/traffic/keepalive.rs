@@ -1,17 +1,26 @@
 //! Persistent connections with think time: one HTTP/1.1 connection to the lab's nginx
-//! fetches a response, stays open and idle, then fetches another, the one measured
-//! (a restart after idle; issue 44).
+//! (over TLS 1.3 for keepalive-https) fetches a response, stays open and idle, then
+//! fetches another, the one measured (a restart after idle; issue 44).
 
 use super::client::{connect_from, ClientFlow};
 use headstart::sys::Interrupt;
 use anyhow::{bail, Context, Result};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, SignatureScheme, StreamOwned};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// What a connection reads and writes through: the socket, or TLS over it.
+trait Conn: Read + Write + Send {}
+impl<T: Read + Write + Send> Conn for T {}
 
 /// An open keep-alive connection.
 pub struct KeepAlive {
-    stream: TcpStream,
+    stream: Box<dyn Conn>,
     local: SocketAddr,
     host: String,
 }
@@ -19,9 +28,11 @@ pub struct KeepAlive {
 impl KeepAlive {
     /// Connects from `local` (in the calling thread's namespace; the socket keeps it)
     /// and fetches `path`, `size` bytes: the connection's first response.
-    pub fn open(server: SocketAddr, local: SocketAddr, path: &str, size: u64, timeout: Duration, interrupt: &Interrupt) -> Result<(KeepAlive, ClientFlow)> {
-        let (stream, start, handshake) = connect_from(local, server)?;
-        stream.set_read_timeout(Some(Duration::from_millis(200)))?;
+    /// With `tls`, TLS 1.3 first (its handshake is part of the first response's time).
+    pub fn open(server: SocketAddr, local: SocketAddr, tls: bool, path: &str, size: u64, timeout: Duration, interrupt: &Interrupt) -> Result<(KeepAlive, ClientFlow)> {
+        let (tcp, start, handshake) = connect_from(local, server)?;
+        tcp.set_read_timeout(Some(Duration::from_millis(200)))?;
+        let stream: Box<dyn Conn> = if tls { Box::new(StreamOwned::new(tls_client(server)?, tcp)) } else { Box::new(tcp) };
         let mut conn = KeepAlive { stream, local, host: server.to_string() };
         let mut first = conn.get(path, size, timeout, interrupt).context("the first response")?;
         first.fct += first.start - start;
@@ -73,6 +84,41 @@ impl KeepAlive {
             bail!("received {got} of {size} bytes");
         }
         Ok(ClientFlow { local: self.local, start, fct: last_byte - start, handshake: Duration::ZERO, bytes: got })
+    }
+}
+
+/// A TLS 1.3 client for the lab's nginx, whose certificate is a throwaway self-signed
+/// one: not verified (as the lab's curl -k), the handshake's signatures still checked.
+fn tls_client(server: SocketAddr) -> Result<ClientConnection> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ClientConfig::builder_with_provider(provider.clone())
+        .with_protocol_versions(&[&rustls::version::TLS13])?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(LabCertificate(provider)))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(ClientConnection::new(Arc::new(config), ServerName::IpAddress(server.ip().into()))?)
+}
+
+/// Accepts the lab server's certificate, whatever it is.
+#[derive(Debug)]
+struct LabCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for LabCertificate {
+    fn verify_server_cert(&self, _: &CertificateDer<'_>, _: &[CertificateDer<'_>], _: &ServerName<'_>, _: &[u8], _: UnixTime) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
     }
 }
 
