@@ -134,22 +134,23 @@ fn throughput(runs: &Runs, label: &str) -> Vec<Vec<(f64, f64)>> {
     flows
 }
 
+/// Seconds from `start` to the first 1 s window of `series`'s bins (its first `len`)
+/// for which `ok(first_bin, bins_per_second)` holds; None if none does.
+fn first_second_where(series: &[(f64, f64)], len: usize, start: f64, ok: impl Fn(usize, usize) -> bool) -> Option<f64> {
+    let bin = series.get(1).map_or(0.1, |p| p.0 - series[0].0).max(1e-3);
+    let w = (1.0 / bin).round().max(1.0) as usize;
+    (0..len.saturating_sub(w)).find(|&i| series[i].0 >= start && ok(i, w)).map(|i| series[i].0 - start)
+}
+
 /// Seconds from `second`'s start until its throughput, averaged over 1 s, first
 /// reaches 80 % of `first`'s (HyStart Fig. 15's convergence); None if it never does.
 fn convergence_s(flows: &[Vec<(f64, f64)>], first: usize, second: usize, start: f64) -> Option<f64> {
     let (a, b) = (flows.get(first)?, flows.get(second)?);
-    let bin = a.get(1).map_or(0.1, |p| p.0 - a[0].0).max(1e-3);
-    let w = (1.0 / bin).round().max(1.0) as usize;
-    for i in 0..a.len().min(b.len()).saturating_sub(w) {
-        if a[i].0 < start {
-            continue;
-        }
-        let (sa, sb): (f64, f64) = (a[i..i + w].iter().map(|p| p.1).sum(), b[i..i + w].iter().map(|p| p.1).sum());
-        if sa > 0.0 && sb >= 0.8 * sa {
-            return Some(a[i].0 - start);
-        }
-    }
-    None
+    let sum = |s: &[(f64, f64)]| s.iter().map(|p| p.1).sum::<f64>();
+    first_second_where(a, a.len().min(b.len()), start, |i, w| {
+        let (sa, sb) = (sum(&a[i..i + w]), sum(&b[i..i + w]));
+        sa > 0.0 && sb >= 0.8 * sa
+    })
 }
 
 /// The share of the link all flows used over [0, until) s, in percent.
@@ -344,7 +345,7 @@ const SC_UTILS: [(&str, f64); 3] = [("12", 0.12), ("27", 0.27), ("63", 0.63)];
 
 fn sc_fig10_runs(c: &Ctx) -> Vec<Run> {
     let utils = c.pick(&SC_UTILS[1..], &SC_UTILS[..]);
-    let means = c.pick(&["128k", "1024k"][..], &["64k", "128k", "512k", "1024k"][..]);
+    let means = c.pick(&["128k", "1024k"][..], &POISSON_MEANS[..]);
     let mut runs = Vec::new();
     for (u, util) in utils {
         for m in means {
@@ -433,7 +434,7 @@ fn sc_fig11_figure(r: &Runs, path: &std::path::Path) -> anyhow::Result<()> {
 
 fn sc_fig12_runs(c: &Ctx) -> Vec<Run> {
     let utils = c.pick(&SC_UTILS[1..], &SC_UTILS[..]);
-    let means = c.pick(&["512k"][..], &["64k", "128k", "512k", "1024k"][..]);
+    let means = c.pick(&["512k"][..], &POISSON_MEANS[..]);
     let mut runs = Vec::new();
     for (u, util) in utils {
         for m in means {
@@ -452,7 +453,7 @@ fn sc_fig12(r: &Runs) -> Vec<Point> {
     let mut out = Vec::new();
     for ((u, _), paper) in SC_UTILS.iter().zip([12.6, 21.6, 23.1]) {
         let mut incr = Vec::new();
-        for m in ["64k", "128k", "512k", "1024k"] {
+        for m in POISSON_MEANS {
             let (base, mix) = (r.rows(&format!("base-u{u}-{m}")), r.rows(&format!("mix-u{u}-{m}")));
             if let (Some(b), Some(x)) = (mean(&base, fct), mean(&of(&mix, "cubic", None), fct)) {
                 incr.push((x / b - 1.0) * 100.0);
@@ -998,12 +999,8 @@ fn joined(r: &Runs, label: &str, capacity_mbps: f64) -> Joined {
             (!others.is_empty()).then(|| series[i].1 / (others.iter().sum::<f64>() / others.len() as f64))
         })
         .collect();
-    let bin = series.get(1).map_or(0.5, |p| p.0 - series[0].0).max(1e-3);
-    let w = (1.0 / bin).round().max(1.0) as usize;
     let fair = capacity_mbps / flows.len() as f64;
-    let to_share_s = (0..series.len().saturating_sub(w))
-        .find(|&i| series[i].0 >= join && series[i..i + w].iter().map(|p| p.1).sum::<f64>() / w as f64 >= 0.8 * fair)
-        .map(|i| series[i].0 - join);
+    let to_share_s = first_second_where(series, series.len(), join, |i, w| series[i..i + w].iter().map(|p| p.1).sum::<f64>() / w as f64 >= 0.8 * fair);
     Joined { jain: mean_spread(&jain).0, fifth_vs_others: mean_spread(&rel).0, to_share_s }
 }
 
@@ -1089,7 +1086,7 @@ const SBBR_CC: [&str; 4] = ["bbr", "s_bbr", "cubic", "s_cubic"];
 
 fn sbbr_runs(c: &Ctx, loss: &str) -> Vec<Run> {
     let l = format!("{}\nloss = \"{loss}\"", link("180mbit", "20ms", "10m"));
-    c.pick(&["64k", "1024k"][..], &["64k", "128k", "512k", "1024k"][..])
+    c.pick(&["64k", "1024k"][..], &POISSON_MEANS[..])
         .iter()
         .map(|m| run(format!("mean{m}"), experiment("", &l, &poisson(&SBBR_CC, m, 0.1, c.pick(40, 300), "warm = true\nclients = 4\nseed = 23"), "")))
         .collect()
@@ -1098,7 +1095,7 @@ fn sbbr_runs(c: &Ctx, loss: &str) -> Vec<Run> {
 fn sbbr_table(r: &Runs, paper: &[(&str, [f64; 4])], f: fn(&FlowRow) -> Option<f64>, tol: f64, step: f64) -> Vec<Point> {
     let mut out = Vec::new();
     for (cc, vals) in paper {
-        for (m, v) in ["64k", "128k", "512k", "1024k"].iter().zip(vals) {
+        for (m, v) in POISSON_MEANS.iter().zip(vals) {
             let rows = r.rows(&format!("mean{m}"));
             if !rows.is_empty() {
                 out.push(Point::new(*cc, format!("mean {m}"), printed(*v, tol, step), stat(&of(&rows, cc, None), f)));
