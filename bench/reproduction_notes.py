@@ -214,11 +214,13 @@ NOTES = {
     "s-bbr-table5": "As s-bbr-table4, at 1 % loss (compared from the runs of s-bbr-table3).",
     "s-cubic-fig11": (
         "Both controllers' flows overlap (87–100 % of flows have another in flight at 27 and "
-        "63 % load), and Cubic's more: 6.6 against 3.4 other flows per flow at 27 %, 15.9 aga"
-        "inst 10.7 at 63 %, as the paper says ('much larger in Cubic than in S-Cubic': S-Cubi"
-        "c's flows end sooner). figure.png draws the distribution as CDFs (the paper: PDFs). "
-        "Compared from s-cubic-fig10's runs (bench/reproduce_all.sh links them); its full run"
-        " is s-cubic-fig10's, 25 min, not made with this ID yet."
+        "63 % load), and Cubic's more, as the paper says ('much larger in Cubic than in "
+        "S-Cubic': S-Cubic's flows end sooner). Quick run: 6.6 against 3.4 other flows per "
+        "flow at 27 %, 15.9 against 10.7 at 63 %. Full run (s-cubic-fig10's full runs of "
+        "2026-11-29, 400 flows per mean size and load): 4.9 against 2.5 at 12 %, 11.5 against "
+        "6.9 at 27 %, 33.1 against 24.9 at 63 %; all three differences agree, each several "
+        "times its spread. figure.png draws the distribution as CDFs (the paper: PDFs). "
+        "Compared from s-cubic-fig10's runs (bench/reproduce_all.sh links them)."
     ),
     "hystart-fig16": (
         "The paper's order holds at 120 ms and not at 60 ms. Full run, 4 runs per cell: at 12"
@@ -256,11 +258,13 @@ NOTES = {
         "ese runs."
     ),
     "s-bbr-fig4": (
-        "The paper's orderings hold at both losses: S-BBR's median per-flow throughput is 1.2"
-        "0× BBR's at 0.1 % and 1.52× at 1 %, and above S-Cubic's (1.05× and 1.59×: more so at"
-        " 1 %, as the paper says). figure.png pools the four mean sizes' flows as the paper's"
-        " Fig. 4 does. Compared from s-bbr-table2 and table3's runs (bench/reproduce_all.sh l"
-        "inks them); the full run is theirs (31 min), not made with this ID yet."
+        "The paper's orderings hold at both losses, quick and full. Quick: S-BBR's median "
+        "per-flow throughput is 1.20× BBR's at 0.1 % and 1.52× at 1 %, and above S-Cubic's "
+        "(1.05× and 1.59×: more so at 1 %, as the paper says). Full (s-bbr-table2 and table3's "
+        "full runs of 2026-11-29, 300 flows per controller and mean): 1.42× and 1.16× BBR's, "
+        "1.05× and 1.27× S-Cubic's. figure.png pools the four mean sizes' flows as the "
+        "paper's Fig. 4 does. Compared from s-bbr-table2 and table3's runs "
+        "(bench/reproduce_all.sh links them)."
     ),
 }
 
