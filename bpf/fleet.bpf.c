@@ -1,7 +1,8 @@
 /* The fleet agent's way into the table (src/fleet.rs): a syscall program the agent
  * runs (BPF_PROG_RUN) with another server's entry for one peer. It merges the entry
  * in the kernel under the rules of lib/fleet.h, where the controllers' own stores are
- * made, and returns its verdict (also written into the context). */
+ * made, and returns its verdict (also written into the context). And a restore's way
+ * into the prefixes (hs_prefix_learn). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "path_table.h"
@@ -30,4 +31,19 @@ int hs_fleet_apply(struct hs_fleet_entry *in)
 		hs_prefix_note(&e.peer, &out);  /* the fleet's entries teach the prefixes too */
 	in->verdict = verdict;
 	return verdict;
+}
+
+/* After a restore (src/bpf/mod.rs, table_restore): the restored entry of one peer, in
+ * the table now, teaches its prefix as its store once did (a restore writes the table
+ * directly; without this, prefix fallback would start cold after every reboot). */
+SEC("syscall")
+int hs_prefix_learn(struct hs_fleet_entry *in)
+{
+	struct hs_peer peer = in->peer;  /* a map key from the stack, not the context */
+	struct hs_path *e = bpf_map_lookup_elem(&hs_paths, &peer);
+
+	if (!e)
+		return 0;
+	hs_prefix_note(&peer, e);
+	return 1;
 }

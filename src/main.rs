@@ -270,6 +270,10 @@ fn table(cmd: TableCommand) -> Result<()> {
                     r.removed,
                     if r.folded > 0 { format!(", {} folded into a newer entry of the same IPv6 prefix", r.folded) } else { String::new() }
                 ) + &if r.missing_netns > 0 { format!("; {} of network namespaces not here left out", r.missing_netns) } else { String::new() }
+                    + &match r.prefixes_taught {
+                        Some(n) => format!("; prefix fallback relearned from {n}"),
+                        None => "; prefix fallback not relearned (the loaded controllers are older: `headstart up`)".into(),
+                    }
             })?;
         }
     }

@@ -1780,8 +1780,15 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
         serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap().len()
     };
     assert!(prefixes() >= 1, "the fleet's entries reach the prefixes");
+    let saved = f.path("fleet-table.json");
+    ok(&["table", "save", saved.to_str().unwrap()]);
     ok(&["table", "flush"]);
     assert_eq!(prefixes(), 0, "a flush forgets them");
+    // A restore (as after a reboot) teaches them again from the entries it writes.
+    let out = ok(&["table", "restore", saved.to_str().unwrap()]);
+    let restored = out.split_whitespace().nth(1).unwrap_or("?");
+    assert!(out.starts_with("restored ") && out.contains(&format!("prefix fallback relearned from {restored}")), "every restored entry teaches: {out}");
+    assert!(prefixes() >= 1, "relearned from the restored entries");
     fails(&["fleet", "status", "--status-file", f.path("none.json").to_str().unwrap()], "no fleet agent status");
     fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
 }

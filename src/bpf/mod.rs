@@ -784,6 +784,15 @@ impl FleetApply {
         let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
         Ok(object::run_syscall(&mut self.obj, "hs_fleet_apply", bytes)? as u16)
     }
+
+    /// The entry in the table for `peer` teaches its prefix (hs_prefix_learn); false if
+    /// there is none.
+    pub fn learn_prefix(&mut self, peer: &PeerKey) -> Result<bool> {
+        let mut ctx = abi::FleetEntry { peer: *peer, ..Default::default() };
+        // SAFETY: as in apply.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
+        Ok(object::run_syscall(&mut self.obj, "hs_prefix_learn", bytes)? == 1)
+    }
 }
 
 /// The lab's synthetic store events (bpf/lab_store_events.bpf.c): the fleet agent's
@@ -1000,6 +1009,10 @@ pub struct RestoreReport {
     pub dropped: Vec<String>,
     /// Saved entries of a network namespace no `ip netns` name finds now: left out.
     pub missing_netns: usize,
+    /// Restored entries that taught their prefix (prefix fallback's aggregates, rebuilt
+    /// oldest first as the stores once made them); None: the controllers loaded are
+    /// older than this tool, their prefixes left as they were.
+    pub prefixes_taught: Option<usize>,
 }
 
 /// What a restore does with a record that fails validation.
@@ -1117,6 +1130,23 @@ pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool,
         return Err(e.context(format!("{} not restored, table put back as it was", file.display())));
     }
     report.restored = writes.len();
+    // The prefixes follow the table: a replaced table's are forgotten, the restored
+    // entries teach theirs again. The table is whole already; this is what it taught.
+    if !merge {
+        prefixes_forget(|_| true)?;
+    }
+    report.prefixes_taught = match FleetApply::load() {
+        Ok(mut learn) => {
+            let mut order: Vec<(&PeerKey, u64)> = writes.iter().map(|(k, e)| (k, e.stored_ns)).collect();
+            order.sort_by_key(|(_, ns)| *ns);
+            let mut n = 0;
+            for (k, _) in order {
+                n += usize::from(learn.learn_prefix(k)?);
+            }
+            Some(n)
+        }
+        Err(_) => None,
+    };
     Ok(report)
 }
 
