@@ -75,6 +75,9 @@ pub struct FlowRow {
     /// retreat_* (the counters of `headstart status`), with the jump and PipeSize.
     pub resume: Option<String>,
     pub jump_cwnd: Option<u32>,
+    /// The rate the start (or an idle restart) jumped from: the entry's, or the
+    /// connection's own estimate (Mbit/s).
+    pub jump_rate_mbps: Option<f64>,
     pub pipe_pkts: Option<u32>,
     /// The sender saw its receiver discard what the window override let past the real
     /// window (bare duplicate ACKs, and a loss): `rwnd_receiver_overrun`, per flow.
@@ -200,6 +203,7 @@ impl FlowRow {
             cc_bw_mbps: srv.and_then(|s| s.cc_bw_bps).map(|b| b as f64 / 1e6),
             resume: o.resume.as_ref().map(|r| headstart::bpf::outcome_name(r).to_string()).or(page.and_then(|p| p.starts.clone())),
             jump_cwnd: o.resume.as_ref().map(|r| r.jump_cwnd),
+            jump_rate_mbps: o.resume.as_ref().map(|r| r.cached_bw_bytes_per_s).filter(|&b| b > 0).map(|b| b as f64 * 8.0 / 1e6),
             pipe_pkts: o.resume.as_ref().map(|r| r.pipe_pkts),
             rwnd_overrun: o.resume.as_ref().map(|r| r.rcv_overrun != 0),
             queue_delay_mean_ms: None,
