@@ -272,7 +272,7 @@ fn table(cmd: TableCommand) -> Result<()> {
                 ) + &if r.missing_netns > 0 { format!("; {} of network namespaces not here left out", r.missing_netns) } else { String::new() }
                     + &match r.prefixes_taught {
                         Some(n) => format!("; prefix fallback relearned from {n}"),
-                        None => "; prefix fallback not relearned (the loaded controllers are older: `headstart up`)".into(),
+                        None => "; prefix fallback not relearned (its program did not run: are older controllers loaded? `headstart up`)".into(),
                     }
             })?;
         }

@@ -1685,13 +1685,18 @@ fn private_ca(dir: &Path) {
 
 fn fleet_agent(f: &Fresh, port: u16, host: &str, ns: &TestNetns) -> (Killed, PathBuf) {
     let (child, status) = spawn_agent(f, &format!("redis://hs:hs-secret@127.0.0.1:{port}/"), host, ns, None);
-    // Up once it says it is connected (subscribed, and what Redis held read).
+    agent_connects(&status, host);
+    (child, status)
+}
+
+/// Waits until the agent's status says it is connected (subscribed, and what Redis
+/// held read).
+fn agent_connects(status: &Path, host: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
-        assert!(std::time::Instant::now() < deadline, "agent {host} never connected");
+    while !std::fs::read_to_string(status).is_ok_and(|t| t.contains("\"connected\": true")) {
+        assert!(std::time::Instant::now() < deadline, "agent {host} never connected: {:?}", std::fs::read_to_string(status));
         std::thread::sleep(Duration::from_millis(50));
     }
-    (child, status)
 }
 
 /// `headstart fleet run` for `ns`'s table; `ca_file`: the trust it is started with
@@ -1810,11 +1815,7 @@ fn the_fleet_agent_speaks_tls_to_a_redis_with_a_private_ca() {
     let (ns, ns_untrusting) = (TestNetns::new("hs-e2e-fleet-tls"), TestNetns::new("hs-e2e-fleet-tls-no"));
     let (_untrusting, status_no) = spawn_agent(&f, &url, "no-ca", &ns_untrusting, Some(&other.join("ca.pem")));
     let (_agent, status) = spawn_agent(&f, &url, "tls", &ns, Some(&dir.join("ca.pem")));
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(&status).is_ok_and(|t| t.contains("\"connected\": true")) {
-        assert!(std::time::Instant::now() < deadline, "the agent with the CA never connected: {:?}", std::fs::read_to_string(&status));
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    agent_connects(&status, "tls (given the CA)");
     // Another server's entry, published over TLS, lands in this host's table.
     let mut con = redis::Client::build_with_tls(
         url.as_str(),

@@ -778,20 +778,21 @@ impl FleetApply {
 
     /// The verdict (abi::FLEET_APPLIED ...).
     pub fn apply(&mut self, e: &abi::FleetEntry) -> Result<u16> {
-        let mut ctx = *e;
-        // SAFETY: FleetEntry is a plain record without padding (abi.rs); the kernel reads
-        // and writes back exactly its size.
-        let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
-        Ok(object::run_syscall(&mut self.obj, "hs_fleet_apply", bytes)? as u16)
+        Ok(self.run("hs_fleet_apply", *e)? as u16)
     }
 
     /// The entry in the table for `peer` teaches its prefix (hs_prefix_learn); false if
     /// there is none.
     pub fn learn_prefix(&mut self, peer: &PeerKey) -> Result<bool> {
-        let mut ctx = abi::FleetEntry { peer: *peer, ..Default::default() };
-        // SAFETY: as in apply.
+        Ok(self.run("hs_prefix_learn", abi::FleetEntry { peer: *peer, ..Default::default() })? == 1)
+    }
+
+    /// Runs one of fleet.bpf.c's syscall programs on `ctx`.
+    fn run(&mut self, program: &str, mut ctx: abi::FleetEntry) -> Result<u32> {
+        // SAFETY: FleetEntry is a plain record without padding (abi.rs); the kernel reads
+        // and writes back exactly its size.
         let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
-        Ok(object::run_syscall(&mut self.obj, "hs_prefix_learn", bytes)? == 1)
+        object::run_syscall(&mut self.obj, program, bytes)
     }
 }
 
@@ -1010,8 +1011,9 @@ pub struct RestoreReport {
     /// Saved entries of a network namespace no `ip netns` name finds now: left out.
     pub missing_netns: usize,
     /// Restored entries that taught their prefix (prefix fallback's aggregates, rebuilt
-    /// oldest first as the stores once made them); None: the controllers loaded are
-    /// older than this tool, their prefixes left as they were.
+    /// oldest first as the stores once made them); None: the fleet program could not
+    /// run (controllers older than this tool loaded): a merge leaves the aggregates
+    /// as they were, a replacing restore leaves them empty.
     pub prefixes_taught: Option<usize>,
 }
 
@@ -1135,19 +1137,21 @@ pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool,
     if !merge {
         prefixes_forget(|_| true)?;
     }
-    report.prefixes_taught = match FleetApply::load() {
-        Ok(mut learn) => {
-            let mut order: Vec<(&PeerKey, u64)> = writes.iter().map(|(k, e)| (k, e.stored_ns)).collect();
-            order.sort_by_key(|(_, ns)| *ns);
-            let mut n = 0;
-            for (k, _) in order {
-                n += usize::from(learn.learn_prefix(k)?);
-            }
-            Some(n)
-        }
-        Err(_) => None,
-    };
+    report.prefixes_taught = relearn_prefixes(&writes).ok();
     Ok(report)
+}
+
+/// The restored entries teach their prefixes, oldest first as their stores once did;
+/// how many taught.
+fn relearn_prefixes(writes: &std::collections::HashMap<PeerKey, PathEntry>) -> Result<usize> {
+    let mut learn = FleetApply::load()?;
+    let mut order: Vec<(&PeerKey, u64)> = writes.iter().map(|(k, e)| (k, e.stored_ns)).collect();
+    order.sort_by_key(|(_, ns)| *ns);
+    let mut n = 0;
+    for (k, _) in order {
+        n += usize::from(learn.learn_prefix(k)?);
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
