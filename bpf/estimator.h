@@ -29,6 +29,13 @@ static __always_inline __u64 hs_delivered_bytes(const struct tcp_sock *tp)
 static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp,
 					      const struct hs_lab_config *lab)
 {
+	/* One view at a time, kept apart from the caller's memset by compiler barriers:
+	 * clang merges adjacent memsets and writes out none this long for BPF. */
+	__asm__ __volatile__("" ::: "memory");
+	__builtin_memset(&e->gcbe, 0, sizeof(e->gcbe));
+	__asm__ __volatile__("" ::: "memory");
+	__builtin_memset(&e->bursts, 0, sizeof(e->bursts));
+	__asm__ __volatile__("" ::: "memory");
 	e->last_delivered = hs_delivered_bytes(tp);
 	e->gcbe.min_span_us = lab->gcbe_min_span_us;
 	e->gcbe.merge_us = 0;

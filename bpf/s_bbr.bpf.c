@@ -52,8 +52,8 @@ extern void bbr_set_state(struct sock *sk, __u8 new_state) __ksym;
 
 struct s_bbr_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
-	struct hs_estimator estimator; /* GCBE beside BBR's own */
 	__u64 startup_pacing;       /* a restart from STARTUP: BBR's pacing rate then (restart_after_idle) */
+	struct hs_estimator estimator; /* GCBE beside BBR's own; last, set apart (hs_estimator_init) */
 };
 
 struct {
@@ -137,7 +137,7 @@ static __always_inline void start_flow(struct sock *sk)
 		hs_count(HS_CC_S_BBR, HS_FLOWS);
 		return;
 	}
-	__builtin_memset(flow, 0, sizeof(*flow));
+	__builtin_memset(flow, 0, __builtin_offsetof(struct s_bbr_flow, estimator));  /* clang: no longer memset */
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, &lab, &s_bbr_policy);
 }

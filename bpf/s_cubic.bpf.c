@@ -66,12 +66,12 @@ char _license[] SEC("license") = "GPL";
 
 struct s_cubic_flow {
 	struct hs_start start;      /* the stateful start (stateful.h) */
-	struct hs_estimator estimator; /* GCBE, stored at release */
 	__u32 min_rtt_us;           /* smallest RTT sample of this flow */
 	struct hs_probe probe;      /* after a jump: growing until a queue shows */
 	struct hs_hook_guard guard; /* hooks the kernel skipped (lib/hook_guard.h) */
 	__u8 congested;             /* a congestion signal came (the loss floor: the first only) */
 	__u32 loss_floor;           /* hs_random_loss_floor's ssthresh, applied when the recovery is over */
+	struct hs_estimator estimator; /* GCBE, stored at release; set apart (hs_estimator_init) */
 	struct hs_suss suss;        /* a true miss: SUSS's slow start (suss_start.h); last, set apart */
 };
 
@@ -105,9 +105,9 @@ static __always_inline void start_flow(struct sock *sk)
 		hs_count(HS_CC_S_CUBIC, HS_FLOWS);
 		return;
 	}
-	/* All but SUSS's state, which hs_suss_begin sets: clang writes out no memset this
-	 * long for BPF. */
-	__builtin_memset(flow, 0, __builtin_offsetof(struct s_cubic_flow, suss));
+	/* All but the estimator's and SUSS's state, which hs_estimator_init and
+	 * hs_suss_begin set: clang writes out no memset this long for BPF. */
+	__builtin_memset(flow, 0, __builtin_offsetof(struct s_cubic_flow, estimator));
 	flow->suss.on = 0;
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
 	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);

@@ -67,6 +67,15 @@
  *    come faster than their data went out (compressed by a receiver or a link)
  *    cannot raise the estimate above the send rate; a cycle without send times has
  *    no such bound.
+ *  - Idle stretches besides the longest gap (the ACK view; gcbe_idle_time). A cycle
+ *    may hold several: over TLS a slow-start round goes out in two parts 10 ms apart
+ *    (the client's delayed ACK of the session tickets releases the first), and eq. 7,
+ *    removing one, read a keep-alive connection's first 64 KB response at 16 Mbit/s
+ *    of 100 (RESULTS, keep-alive over TLS). A gap whose ACK found the path empty (RTT
+ *    within 1/32 of the flow's minimum) and which is >= 1 ms and 4x the gap before it
+ *    is removed as far as the link had nothing to carry, with its ACK's bytes. Kept
+ *    beside each such estimate: the paper's (plain[]); gcbe_flow_estimate uses that
+ *    where the burst view saw a grid, whose bursts' ACKs come together.
  * Units: time in microseconds, bytes, bandwidth in bytes per second. */
 #ifndef HS_GCBE_H
 #define HS_GCBE_H
@@ -79,6 +88,9 @@
 #define GCBE_ARRIVAL_MIN_US 4000  /* merge_us: an arrival's own rate counts over >= 4 ms */
 #define GCBE_SATURATED_PCT 110    /* sent >= 10 % faster than acked: the bottleneck set the ACK rate */
 #define GCBE_AGG_GRID_MIN_US 2000 /* arrivals on a grid at least this coarse are aggregated */
+#define GCBE_IDLE_MIN_US 1000     /* shorter ACK gaps are never idle stretches */
+#define GCBE_IDLE_GAP_RATIO 4     /* an idle stretch: a gap at least 4x the one before it */
+#define GCBE_EMPTY_PATH_FRAC 32   /* an RTT within 1/32 of the minimum found the path empty */
 #define GCBE_AGG_MERGE_US 500     /* the burst view's merge_us (estimator.h): a 100 Mbit/s ACK clock's
 				   * gaps (240 us) merged change nothing, since only a grid counts */
 
@@ -120,21 +132,36 @@ struct gcbe {
 	__u64 arrival_gap2_us;
 	__u64 cycle_peak;           /* merge_us: this cycle's fastest steady arrival (gcbe_on_arrival), bytes/s */
 	__u64 grid_peak;            /* merge_us: the fastest of those in cycles on a grid, over the flow */
+	__u64 min_rtt_us;           /* the flow's smallest RTT (now - sent), over every cycle (0: none) */
+	__u64 idle_us;              /* this cycle's idle link time (gcbe_idle_time), and the bytes of */
+	__u64 idle_bytes;           /* the ACKs ending it (their data crossed in that time, as eq. 7's a_z) */
+	__u64 max_gap_idle_us;      /* the idle time inside the longest ACK gap, and its bytes; */
+	__u64 max_gap_idle_bytes;
+	__u64 sent_max_gap_idle_us; /* inside the longest pause in sending, and its bytes */
+	__u64 sent_max_gap_idle_bytes;
+	__u64 plain[GCBE_SAMPLES];  /* samples[] without the idle time removed (eq. 7 as the paper has it) */
+	__u32 plain_saturated;      /* bit i: plain[i]'s cycle saturated the bottleneck */
+	__u32 pad2;
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
  * longest pause and the bytes sent in it; ~0 when undefined (no send times, or all
  * sent at once). */
-HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g)
+HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g, int remove_idle)
 {
-	__u64 span;
+	__u64 span, gap_us = g->sent_max_gap_us, gap_bytes = g->sent_max_gap_bytes;
 
 	if (!g->sent_first_us || g->sent_last_us <= g->sent_first_us)
 		return ~0ULL;
 	span = g->sent_last_us - g->sent_first_us;
-	if (span <= g->sent_max_gap_us || g->bytes <= g->sent_max_gap_bytes || g->bytes >= (1ULL << 44))
+	if (remove_idle && span > gap_us + g->idle_us - g->sent_max_gap_idle_us &&
+	    g->bytes > gap_bytes + g->idle_bytes - g->sent_max_gap_idle_bytes) {
+		gap_us += g->idle_us - g->sent_max_gap_idle_us;
+		gap_bytes += g->idle_bytes - g->sent_max_gap_idle_bytes;
+	}
+	if (span <= gap_us || g->bytes <= gap_bytes || g->bytes >= (1ULL << 44))
 		return ~0ULL;
-	return (g->bytes - g->sent_max_gap_bytes) * HS_USEC_PER_SEC / (span - g->sent_max_gap_us);
+	return (g->bytes - gap_bytes) * HS_USEC_PER_SEC / (span - gap_us);
 }
 
 /* Eq. 7 for the current cycle, never above its send rate; 0 when it is undefined (no
@@ -143,8 +170,10 @@ HS_INLINE __u64 gcbe_send_bound(const struct gcbe *g)
  * came back at: then a queue, not the sender, spaced the ACKs, and the estimate is
  * the bottleneck's; otherwise (a paced or application-limited sender, or send times
  * unknown) it may only be the rate the sender chose. */
-HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *saturated)
+HS_INLINE __u64 gcbe_cycle_estimate_idle(const struct gcbe *g, __u32 *saturated, int remove_idle)
 {
+	__u64 idle = remove_idle ? g->idle_us - g->max_gap_idle_us : 0;
+	__u64 idle_bytes = remove_idle ? g->idle_bytes - g->max_gap_idle_bytes : 0;
 	__u64 span = g->last_ack_us - g->cycle_start_us;
 	__u64 gap_us = g->max_gap_us, gap_bytes = g->max_gap_bytes;
 	__u64 time_us, bytes, est, bound;
@@ -152,6 +181,10 @@ HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *satur
 	if (g->merge_us) {
 		gap_us += g->pre_gap_us;
 		gap_bytes += g->pre_gap_bytes;
+	}
+	if (span > gap_us + idle && span - gap_us - idle >= g->min_span_us && g->bytes > gap_bytes + idle_bytes) {
+		gap_us += idle;     /* never below the noise floor: then as the paper has it */
+		gap_bytes += idle_bytes;
 	}
 	est = g->best_arrival;
 	if (span > gap_us && g->bytes > gap_bytes && span - gap_us >= g->min_span_us) {
@@ -164,10 +197,15 @@ HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *satur
 		if (bytes > est)
 			est = bytes;
 	}
-	bound = gcbe_send_bound(g);
+	bound = gcbe_send_bound(g, remove_idle);
 	if (saturated)
 		*saturated = est && bound != ~0ULL && bound / GCBE_SATURATED_PCT >= est / 100;
 	return est < bound ? est : bound;
+}
+
+HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *saturated)
+{
+	return gcbe_cycle_estimate_idle(g, saturated, 1);
 }
 
 HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
@@ -183,7 +221,7 @@ HS_INLINE __u64 gcbe_cycle_interior_rate(const struct gcbe *g)
 	if (!g->merge_us || g->short_arrivals || g->interior_us < GCBE_ARRIVAL_MIN_US || g->interior_bytes >= (1ULL << 44))
 		return 0;
 	rate = g->interior_bytes * HS_USEC_PER_SEC / g->interior_us;
-	bound = gcbe_send_bound(g);
+	bound = gcbe_send_bound(g, 0);
 	return rate < bound ? rate : bound;
 }
 
@@ -193,13 +231,17 @@ HS_INLINE int gcbe_alike(__u64 a, __u64 b, __u64 num, __u64 den)
 	return a && b && a < (1ULL << 44) && b < (1ULL << 44) && a * den <= b * num && b * den <= a * num;
 }
 
-HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
+/* Pushes an estimate; plain (with plain_saturated) is the same cycle's without the
+ * idle time removed. */
+HS_INLINE void gcbe_push_both(struct gcbe *g, __u64 estimate, __u32 saturated, __u64 plain, __u32 plain_saturated)
 {
 	__u32 i = g->ring_next;
 	__u64 interior = gcbe_cycle_interior_rate(g);
 
 	if (i >= GCBE_SAMPLES)      /* bounds the index for the BPF verifier */
 		i = 0;
+	g->plain[i] = plain;
+	g->plain_saturated = plain_saturated ? g->plain_saturated | (1U << i) : g->plain_saturated & ~(1U << i);
 	g->saturated = saturated ? g->saturated | (1U << i) : g->saturated & ~(1U << i);
 	g->aggregated = interior ? g->aggregated | (1U << i) : g->aggregated & ~(1U << i);
 	g->interior_rate[i] = interior;
@@ -210,9 +252,50 @@ HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturat
 	g->nsamples++;
 }
 
+HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
+{
+	gcbe_push_both(g, estimate, saturated, estimate, saturated);
+}
+
 HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
 {
 	gcbe_push_saturated(g, estimate, 0);
+}
+
+/* Closes the current cycle: its estimate, with and without the idle time, pushed if
+ * it has one; returns it. */
+HS_INLINE __u64 gcbe_close_cycle(struct gcbe *g)
+{
+	__u32 saturated, plain_saturated;
+	__u64 est = gcbe_cycle_estimate_idle(g, &saturated, 1), plain = est;
+
+	plain_saturated = saturated;
+	if (g->idle_us)
+		plain = gcbe_cycle_estimate_idle(g, &plain_saturated, 0);
+	if (est)
+		gcbe_push_both(g, est, saturated, plain, plain_saturated);
+	return est;
+}
+
+/* How much of the gap before an arrival the link sat idle because the sender had
+ * sent nothing: its data left the sender at sent_us, one minimum RTT before it could
+ * be acked on an empty path, so any part of the gap after the previous ACK and before
+ * sent_us + min RTT had nothing of this flow's to carry. A cycle may hold several such
+ * stretches besides the longest gap eq. 7 removes: a slow-start round sent in two
+ * parts, the first released by a late (delayed) ACK of earlier data, as after a TLS
+ * exchange. Every error here removes less, never more: an RTT sample is never below
+ * the path's, and a held or delayed ACK only makes the previous ACK later. */
+HS_INLINE __u64 gcbe_idle_time(const struct gcbe *g, __u64 now_us, __u64 gap_us, __u64 sent_us)
+{
+	__u64 ready;
+
+	if (g->merge_us || !sent_us || !g->min_rtt_us || now_us - sent_us > g->min_rtt_us + g->min_rtt_us / GCBE_EMPTY_PATH_FRAC ||
+	    gap_us < GCBE_IDLE_MIN_US || gap_us < GCBE_IDLE_GAP_RATIO * g->last_gap_us)
+		return 0;
+	ready = sent_us + g->min_rtt_us;      /* the earliest this data could be acked */
+	if (ready <= g->last_ack_us || 2 * (ready - g->last_ack_us) < gap_us)
+		return 0;   /* busy, or idle for less than half the gap: a busy ACK clock's jitter */
+	return ready - g->last_ack_us < gap_us ? ready - g->last_ack_us : gap_us;
 }
 
 HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
@@ -236,6 +319,12 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 	g->interior_us = 0;
 	g->short_arrivals = 0;
 	g->cycle_peak = 0;
+	g->idle_us = 0;
+	g->idle_bytes = 0;
+	g->max_gap_idle_us = 0;
+	g->max_gap_idle_bytes = 0;
+	g->sent_max_gap_idle_us = 0;
+	g->sent_max_gap_idle_bytes = 0;
 	g->acks = 1;
 }
 
@@ -244,9 +333,10 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
  * Returns the estimate if it closed a cycle with a defined estimate, else 0. */
 HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64 sent_us, __u64 cycle_us)
 {
-	__u64 gap, est, sent_gap = 0;
-	__u32 saturated;
+	__u64 gap, est, sent_gap = 0, idle, idle_bytes;
 
+	if (!g->merge_us && sent_us && now_us > sent_us && (!g->min_rtt_us || now_us - sent_us < g->min_rtt_us))
+		g->min_rtt_us = now_us - sent_us;
 	if (g->acks == 0) {
 		gcbe_open_cycle(g, now_us, sent_us);
 		return 0;
@@ -267,7 +357,17 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 	if (now_us < g->last_ack_us)    /* clocks never go back; be safe if they do */
 		now_us = g->last_ack_us;
 	gap = now_us - g->last_ack_us;
+	idle = gcbe_idle_time(g, now_us, gap, sent_us);
+	idle_bytes = idle ? acked : 0;
+	g->idle_us += idle;
+	g->idle_bytes += idle_bytes;
+	if (sent_gap && sent_gap == g->sent_max_gap_us && acked == g->sent_max_gap_bytes) {
+		g->sent_max_gap_idle_us = idle;
+		g->sent_max_gap_idle_bytes = idle_bytes;
+	}
 	if (gap > g->max_gap_us || g->acks == 1) {
+		g->max_gap_idle_us = idle;
+		g->max_gap_idle_bytes = idle_bytes;
 		g->max_gap_us = gap;
 		g->max_gap_bytes = acked;
 		g->pre_gap_us = g->last_gap_us;     /* 0 when the previous is the first arrival */
@@ -310,9 +410,7 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 	g->acks++;
 	if (now_us - g->cycle_start_us < cycle_us || g->acks < GCBE_MIN_CYCLE_ACKS)
 		return 0;
-	est = gcbe_cycle_estimate_saturated(g, &saturated);
-	if (est)
-		gcbe_push_saturated(g, est, saturated);
+	est = gcbe_close_cycle(g);
 	gcbe_open_cycle(g, now_us, g->sent_last_us);  /* the closing ACK is h_{i+1,0} */
 	return est;
 }
@@ -356,9 +454,6 @@ HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cyc
  * cycle is evaluated if it can say anything. */
 HS_INLINE void gcbe_finish(struct gcbe *g)
 {
-	__u64 est;
-	__u32 saturated;
-
 	if (g->burst_open) {
 		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, g->burst_sent_us, ~0ULL);
 		g->burst_open = 0;
@@ -366,9 +461,7 @@ HS_INLINE void gcbe_finish(struct gcbe *g)
 
 	if (g->acks < GCBE_MIN_FINISH_ACKS)
 		return;
-	est = gcbe_cycle_estimate_saturated(g, &saturated);
-	if (est)
-		gcbe_push_saturated(g, est, saturated);
+	gcbe_close_cycle(g);
 	g->acks = 0;
 }
 
@@ -446,32 +539,41 @@ HS_INLINE __u64 gcbe_aggregated_median(const struct gcbe *g, int paced)
  * (bursts, merge_us 0: not run): g's median of the last cycles, or of the saturated
  * ones if that is higher (a paced sender's: of the saturated ones only); where the
  * bursts came on a grid, the higher of that and their busy interiors' rate, and for a
- * paced sender the grid peak. */
+ * paced sender the grid peak. Only where the bursts came on no grid do g's cycles
+ * count with their idle time removed (gcbe_idle_time): on a grid the ACKs of a
+ * burst come together, so the time left after the idle stretches is theirs, not the
+ * link's (a 16 ms grid then read 128 Mbit/s of a 100 Mbit/s link). */
 HS_INLINE __u64 gcbe_flow_estimate(struct gcbe *g, struct gcbe *bursts, int paced)
 {
-	__u64 est, agg = 0;
+	__u64 est, agg = 0, *values = g->samples;
+	__u32 saturated;
 
 	gcbe_finish(g);
-	if (paced) {
-		est = gcbe_saturated_median(g);
-	} else {
-		/* A cycle that saturated the bottleneck read its rate; one that did not read
-		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,
-		 * the entry's. The lower median of that and the saturated cycle after it
-		 * lowered a 10 ms path's entry 1 % per warm 256 KB flow (BENCHMARKS.md at 3c45a21). */
-		__u64 sat = gcbe_saturated_median(g);
-
-		est = gcbe_median(g);
-		if (sat > est)
-			est = sat;
-	}
+	saturated = g->saturated;
 	if (bursts->merge_us) {
 		gcbe_finish(bursts);
+		if (bursts->aggregated) {
+			values = g->plain;
+			saturated = g->plain_saturated;
+		}
 		agg = gcbe_aggregated_median(bursts, paced);
 		/* A paced sender (s_bbr's STARTUP) ramps up smoothly and may reach the link's
 		 * rate only in its last grid intervals: its cycles read the ramp. */
 		if (paced && bursts->grid_peak > agg)
 			agg = bursts->grid_peak;
+	}
+	if (paced) {
+		est = gcbe_median_of(g, values, saturated);
+	} else {
+		/* A cycle that saturated the bottleneck read its rate; one that did not read
+		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,
+		 * the entry's. The lower median of that and the saturated cycle after it
+		 * lowered a 10 ms path's entry 1 % per warm 256 KB flow (BENCHMARKS.md at 3c45a21). */
+		__u64 sat = gcbe_median_of(g, values, saturated);
+
+		est = gcbe_median_of(g, values, ~0U);
+		if (sat > est)
+			est = sat;
 	}
 	return agg > est ? agg : est;
 }
