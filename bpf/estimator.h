@@ -67,4 +67,12 @@ static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, int pac
 	return gcbe_flow_estimate(&e->gcbe, &e->bursts, paced);
 }
 
+/* For a restart after idle: the same, with each cycle's idle stretches removed (lib/gcbe.h):
+ * over TLS the paper's reading of a keep-alive connection's first 64 KB was 16 Mbit/s of
+ * 100, and its restart took 78 ms against 56 with slow_start_after_idle=0 (RESULTS). */
+static __always_inline __u64 hs_estimator_restart(struct hs_estimator *e, int paced)
+{
+	return gcbe_flow_estimate_idle(&e->gcbe, &e->bursts, paced, 1);
+}
+
 #endif

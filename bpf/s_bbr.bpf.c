@@ -161,7 +161,7 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flo
 {
 	struct bbr *bbr = bbr_of(sk);
 	struct tcp_sock *tp = hs_tcp_sk(sk);
-	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_finish(&flow->estimator, 1);
+	__u64 bw = bbr_bw_bytes_per_sec(sk), gcbe = hs_estimator_restart(&flow->estimator, 1);
 	__u32 min_rtt = bbr->min_rtt_us == ~0U ? 0 : bbr->min_rtt_us, units;
 
 	if (gcbe > bw)

@@ -418,7 +418,7 @@ __u32 BPF_PROG(s_cubic_sndbuf_expand, struct sock *sk)
  * the loss floor of the flow's last resume, a SUSS start still deciding and its window are over. */
 static __always_inline void restart_after_idle(struct sock *sk, struct s_cubic_flow *flow)
 {
-	__u64 own = hs_estimator_finish(&flow->estimator, 0);
+	__u64 own = hs_estimator_restart(&flow->estimator, 0);
 
 	if (hs_restart_after_idle(sk, &flow->start, &s_cubic_policy, own, flow->min_rtt_us)) {
 		flow->probe.active = 0;
