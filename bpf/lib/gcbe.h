@@ -554,18 +554,17 @@ HS_INLINE __u64 gcbe_flow_estimate_idle(struct gcbe *g, struct gcbe *bursts, int
 
 	gcbe_finish(g);
 	saturated = g->saturated;
-	if (bursts->merge_us)
-		gcbe_finish(bursts);
-	if (!idle || (bursts->merge_us && bursts->aggregated)) {
-		values = g->plain;
-		saturated = g->plain_saturated;
-	}
 	if (bursts->merge_us) {
+		gcbe_finish(bursts);
 		agg = gcbe_aggregated_median(bursts, paced);
 		/* A paced sender (s_bbr's STARTUP) ramps up smoothly and may reach the link's
 		 * rate only in its last grid intervals: its cycles read the ramp. */
 		if (paced && bursts->grid_peak > agg)
 			agg = bursts->grid_peak;
+	}
+	if (!idle || bursts->aggregated) {  /* (a burst view not run has no aggregated cycle) */
+		values = g->plain;
+		saturated = g->plain_saturated;
 	}
 	if (paced) {
 		est = gcbe_median_of(g, values, saturated);

@@ -40,26 +40,14 @@ static void views_ack(struct views *v, __u64 t, __u64 acked, __u64 sent, __u64 s
 	gcbe_on_ack_sent(&v->bursts, t, acked, sent, srtt);
 }
 
-/* What the paper's estimator alone (eq. 7 per cycle, one gap removed, no burst view)
- * leaves, read as gcbe_flow_estimate reads its cycles. */
-static __u64 paper_estimate(struct gcbe *g, int paced)
-{
-	__u64 sat, all;
-
-	gcbe_finish(g);
-	sat = gcbe_median_of(g, g->plain, g->plain_saturated);
-	all = gcbe_median_of(g, g->plain, ~0U);
-	return paced || sat > all ? sat : all;
-}
-
-/* Replays a recorded train: the estimate of the paper's estimator alone (*alone) and what the flow
- * stores (the return value); *aggregated: the bursts' own median (0: no grid seen).
- * paced: read as s_bbr does (gcbe_flow_estimate's paced). */
-static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggregated, __u64 *grid_peak)
+/* Replays a recorded train: the estimate of the ACKs alone (*alone) and what the flow
+ * stores (the return value); *aggregated: the bursts' own median (0: no grid seen);
+ * *restart (if given): what a restart after idle reads. paced: read as s_bbr does
+ * (gcbe_flow_estimate's paced). */
+static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggregated, __u64 *grid_peak, __u64 *restart)
 {
 	char path[256], line[256];
-	struct views v;
-	struct gcbe only;
+	struct views v, only;
 	unsigned long long t, acked, sent, srtt;
 	FILE *f;
 
@@ -69,19 +57,21 @@ static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggrega
 	if (!f)
 		return 0;
 	views_init(&v);
-	memset(&only, 0, sizeof(only));
-	only.min_span_us = MIN_SPAN_US;
+	views_init(&only);
+	only.bursts.merge_us = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "%llu %llu %llu %llu", &t, &acked, &sent, &srtt) != 4)
 			continue;
 		views_ack(&v, t, acked, sent, srtt);
-		gcbe_on_ack_sent(&only, t, acked, sent, srtt);
+		views_ack(&only, t, acked, sent, srtt);
 	}
 	fclose(f);
-	*alone = paper_estimate(&only, paced);
+	*alone = gcbe_flow_estimate(&only.acks, &only.bursts, paced);
 	__u64 stored = gcbe_flow_estimate(&v.acks, &v.bursts, paced);
+	if (restart)
+		*restart = gcbe_flow_estimate_idle(&v.acks, &v.bursts, paced, 1);
 	*aggregated = gcbe_aggregated_median(&v.bursts, paced);
 	if (grid_peak)
 		*grid_peak = v.bursts.grid_peak;
@@ -90,28 +80,16 @@ static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggrega
 
 static __u64 replay(const char *name, __u64 *alone, __u64 *aggregated)
 {
-	return replay_as(name, 0, alone, aggregated, 0);
+	return replay_as(name, 0, alone, aggregated, 0, 0);
 }
 
 /* A recorded train read as a restart after idle reads it (s_cubic's). */
 static __u64 replay_restart(const char *name)
 {
-	char path[256], line[256];
-	unsigned long long t, acked, sent, srtt;
-	struct views v;
-	FILE *f;
+	__u64 alone, aggregated, restart = 0;
 
-	snprintf(path, sizeof(path), "data/%s.acks", name);
-	f = fopen(path, "r");
-	CHECK(f != NULL, "open %s (run from tests/c)", path);
-	if (!f)
-		return 0;
-	views_init(&v);
-	while (fgets(line, sizeof(line), f))
-		if (line[0] != '#' && sscanf(line, "%llu %llu %llu %llu", &t, &acked, &sent, &srtt) == 4)
-			views_ack(&v, t, acked, sent, srtt);
-	fclose(f);
-	return gcbe_flow_estimate_idle(&v.acks, &v.bursts, 0, 1);
+	replay_as(name, 0, &alone, &aggregated, 0, &restart);
+	return restart;
 }
 
 static void test_recorded_trains(void)
@@ -193,7 +171,7 @@ static void test_recorded_paced_trains(void)
 	__u64 alone, agg, stored, peak;
 
 	for (unsigned i = 0; i < sizeof(grids) / sizeof(grids[0]); i++) {
-		stored = replay_as(grids[i], 1, &alone, &agg, &peak);
+		stored = replay_as(grids[i], 1, &alone, &agg, &peak, 0);
 		CHECK(alone < LINK_PAYLOAD_BPS * 80 / 100 && agg < LINK_PAYLOAD_BPS * 80 / 100,
 		      "%s: the cycles alone read %.1f, their interiors %.1f (expected > 20 %% low)", grids[i], mbit(alone),
 		      mbit(agg));
@@ -203,7 +181,7 @@ static void test_recorded_paced_trains(void)
 	/* No grid: per-ACK clocks and the LTE trace's frames give no grid peak, and the flow
 	 * stores what the cycles say. */
 	for (unsigned i = 0; i < sizeof(no_grid) / sizeof(no_grid[0]); i++) {
-		stored = replay_as(no_grid[i], 1, &alone, &agg, &peak);
+		stored = replay_as(no_grid[i], 1, &alone, &agg, &peak, 0);
 		CHECK(peak == 0 && stored == alone, "%s: grid peak %.1f, stored %.1f vs %.1f", no_grid[i], mbit(peak), mbit(stored),
 		      mbit(alone));
 	}

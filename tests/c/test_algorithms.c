@@ -305,7 +305,6 @@ static void test_ack_bursts(void)
 	      (unsigned long long)gcbe_best(&g), (unsigned long long)PAYLOAD_BPS);
 }
 
-/* The send-rate bound: a cycle's estimate is never above the rate its data was sent at. */
 /* Slow start whose every round goes out in two parts 10 ms apart: the first released by
  * a late ACK of earlier data (after a TLS exchange, the client's delayed ACK of the
  * server's session tickets), the second by the round's ACKs. Each cycle then holds two
@@ -355,6 +354,7 @@ static void test_a_round_in_two_parts(void)
 	CHECK(g.nsamples > 3 && gcbe_median(&g) == gcbe_median_of(&g, g.plain, ~0U), "busy: as the paper has it");
 }
 
+/* The send-rate bound: a cycle's estimate is never above the rate its data was sent at. */
 static void test_send_rate_bound(void)
 {
 	struct gcbe g, plain;
