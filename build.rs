@@ -1,12 +1,14 @@
 //! Builds the kernel side: BPF C under bpf/ -> BPF objects embedded in the binary.
 //! vmlinux.h is generated from the running kernel's BTF (bpftool), the libbpf
-//! headers come from the vendored libbpf of libbpf-sys (DEP_BPF_INCLUDE).
+//! headers come from the vendored libbpf of libbpf-sys (DEP_BPF_INCLUDE). The lab's
+//! own programs (lab/bpf/) build in the lab's build script against the same headers,
+//! which this one passes on (`links`: DEP_HEADSTART_BPF_INCLUDE).
 
 use std::env;
 use std::path::PathBuf;
 use std::process::Command;
 
-const PROGRAMS: &[&str] = &["s_cubic", "s_bbr", "suss", "rwnd", "lab_discards", "map_count", "fleet", "lab_store_events", "lab_starts"];
+const PROGRAMS: &[&str] = &["s_cubic", "s_bbr", "suss", "rwnd", "map_count", "fleet"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
@@ -23,6 +25,9 @@ fn main() {
     std::fs::write(&vmlinux, &dump.stdout).expect("write vmlinux.h");
 
     let libbpf_include = env::var("DEP_BPF_INCLUDE").expect("libbpf-sys exports its headers as DEP_BPF_INCLUDE");
+    let bpf_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR")).join("bpf");
+    // For the lab's build script: where vmlinux.h, libbpf's headers and ours are.
+    println!("cargo:include={}:{libbpf_include}:{}", out.display(), bpf_dir.display());
     for prog in PROGRAMS {
         let src = format!("bpf/{prog}.bpf.c");
         let obj = out.join(format!("{prog}.bpf.o"));

@@ -1,5 +1,5 @@
 //! The README's layout section matches the tree: every path it names exists, and every
-//! source file under src/ and bpf/ is named or sits in a folder it names.
+//! source file under src/, bpf/, lab/src/ and lab/bpf/ is named or sits in a folder it names.
 
 use std::path::Path;
 
@@ -34,6 +34,7 @@ fn the_layout_section_names_what_exists() {
     sources(&Path::new(ROOT).join("src"), &mut files);
     sources(&Path::new(ROOT).join("bpf"), &mut files);
     sources(&Path::new(ROOT).join("lab/src"), &mut files);
+    sources(&Path::new(ROOT).join("lab/bpf"), &mut files);
     for f in files {
         let covered = named.iter().any(|n| *n == f || (n.ends_with('/') && f.starts_with(n.as_str())));
         assert!(covered, "{f} is not in the README's layout section");

@@ -306,13 +306,13 @@ impl CcSpec {
     pub fn check_available(&self) -> Result<()> {
         let avail = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")
             .context("reading tcp_available_congestion_control")?;
-        if !avail.split_whitespace().any(|n| n == self.kernel) && !headstart::bpf::is_ours(&self.kernel) && !headstart::bpf::is_lab_controller(&self.kernel) {
+        if !avail.split_whitespace().any(|n| n == self.kernel) && !headstart::bpf::is_ours(&self.kernel) && !crate::kernel::is_lab_controller(&self.kernel) {
             bail!(
                 "unknown congestion control '{}': this kernel offers {}, headstart adds {} and the lab {}",
                 self.kernel,
                 avail.trim(),
                 headstart::bpf::names().join(" "),
-                headstart::bpf::LAB_CONTROLLERS.join(" ")
+                crate::kernel::LAB_CONTROLLERS.join(" ")
             );
         }
         Ok(())

@@ -479,7 +479,7 @@ pub fn agent_bench(rates: &[u32], peers: u32, seconds: f64, out: &crate::run::Ou
     crate::run::load_headstart_ccs(["s_cubic"])?;
     let dir = out.prepare("agent-bench")?;
     let interrupt = Interrupt::install()?;
-    let mut source = headstart::bpf::StoreEventSource::load()?;
+    let mut source = crate::kernel::StoreEventSource::load()?;
     let mut rows = Vec::new();
     for &rate in rates {
         let redis = Redis::start(1, None, &dir)?;

@@ -4,6 +4,7 @@ pub mod calibrate;
 pub mod emulator;
 pub mod experiment;
 pub mod fleet;
+pub mod kernel;
 pub mod metrics;
 pub mod overhead;
 pub mod plot;

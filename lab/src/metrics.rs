@@ -98,7 +98,7 @@ pub struct FlowRow {
     #[serde(default)]
     pub marked_ce: Option<u64>,
     /// Segments the client dropped as beyond its window, counted per flow by the lab
-    /// (bpf/lab_discards.bpf.c; their sum is the run's TcpExt BeyondWindow in all but
+    /// (lab/bpf/lab_discards.bpf.c; their sum is the run's TcpExt BeyondWindow in all but
     /// one run seen): what a window override costs when a jump meets a loss.
     #[serde(default)]
     pub beyond_window: Option<u64>,

@@ -63,12 +63,12 @@ pub fn load_headstart_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<
 
 /// Registers the lab's comparison controllers (Jump-Start, Cache, Cache+, Cubic with
 /// standard slow start) for a run that names one, loading headstart's maps first.
-pub fn register_lab_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<Option<headstart::bpf::LabControllers>> {
-    if !ccs.into_iter().any(headstart::bpf::is_lab_controller) {
+pub fn register_lab_ccs<'a>(ccs: impl IntoIterator<Item = &'a str>) -> Result<Option<crate::kernel::LabControllers>> {
+    if !ccs.into_iter().any(crate::kernel::is_lab_controller) {
         return Ok(None);
     }
     load_headstart_ccs(["s_cubic"])?;
-    Ok(Some(headstart::bpf::LabControllers::register()?))
+    Ok(Some(crate::kernel::LabControllers::register()?))
 }
 
 /// One knob record as a run set it: what it was before and what the run wrote. When

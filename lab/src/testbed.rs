@@ -137,7 +137,7 @@ pub struct Testbed {
     /// Congestion control of each server port (SERVER_PORT + i).
     server_ccs: Vec<String>,
     /// Per-flow receiver discards (None if the kernel refused the counter).
-    discards: Option<headstart::bpf::DiscardCounter>,
+    discards: Option<crate::kernel::DiscardCounter>,
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
@@ -227,7 +227,7 @@ impl Testbed {
             origin,
             server_ccs: spec.server_ccs,
             // An instrument: a run goes on without it, its rows' column empty.
-            discards: headstart::bpf::DiscardCounter::attach()
+            discards: crate::kernel::DiscardCounter::attach()
                 .map_err(|e| eprintln!("lab: receivers' discards are not counted per flow: {e:#}"))
                 .ok(),
         })

@@ -42,92 +42,8 @@ pub const CONTROLLERS: &[Controller] = &[
 ];
 
 const RWND_OBJECT: &Aligned<[u8]> = bpf_object!("rwnd");
-const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
 const MAP_COUNT_OBJECT: &Aligned<[u8]> = bpf_object!("map_count");
 const FLEET_OBJECT: &Aligned<[u8]> = bpf_object!("fleet");
-const LAB_STORE_EVENTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_store_events");
-const LAB_STARTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_starts");
-
-/// The papers' comparison starts (bpf/lab_starts.bpf.c): the lab's, never the service's.
-pub const LAB_CONTROLLERS: &[&str] = &["cubic_ss", "jump_start", "cache", "cache_plus"];
-
-pub fn is_lab_controller(cc: &str) -> bool {
-    LAB_CONTROLLERS.contains(&cc)
-}
-
-/// The lab's comparison controllers, registered while this lives (nothing pinned:
-/// they go when it drops, or with the process).
-pub struct LabControllers {
-    // Field order is drop order: the registrations before their object.
-    _links: Vec<libbpf_rs::Link>,
-    _obj: libbpf_rs::Object,
-}
-
-impl LabControllers {
-    /// Needs headstart's pinned maps (Cache+ writes the window override's): load it first.
-    pub fn register() -> Result<LabControllers> {
-        use libbpf_rs::MapCore;
-        pinned_map("hs_rwnd").context("the lab's comparison controllers need headstart loaded")?;
-        let mut obj = load_object("lab_starts", LAB_STARTS_OBJECT, DEFAULT_TABLE_ENTRIES)?;
-        let mut links = Vec::new();
-        for name in LAB_CONTROLLERS {
-            let mut m = obj.maps_mut().find(|m| m.name() == *name).with_context(|| format!("lab_starts has no {name}"))?;
-            links.push(m.attach_struct_ops().map_err(|e| anyhow::anyhow!("registering {name}: {e} (is another lab run using it?)"))?);
-        }
-        Ok(LabControllers { _links: links, _obj: obj })
-    }
-}
-
-/// The lab's count, per flow, of the segments receivers discarded beyond their window
-/// (bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
-/// one run seen matched it).
-/// Counts while it lives; pins nothing.
-pub struct DiscardCounter {
-    // Field order is drop order: the program's link before its object.
-    _link: libbpf_rs::Link,
-    obj: libbpf_rs::Object,
-}
-
-impl DiscardCounter {
-    pub fn attach() -> Result<DiscardCounter> {
-        let obj = object::open_and_load("lab_discards", LAB_DISCARDS_OBJECT, Path::new(PIN_DIR), &[])?;
-        let prog = obj.progs_mut().find(|p| p.name() == "lab_count_beyond_window").context("lab_discards has no program")?;
-        let link = prog.attach().map_err(|e| anyhow::anyhow!("attaching the discard counter: {e}"))?;
-        Ok(DiscardCounter { _link: link, obj })
-    }
-
-    /// Segments the receiver at `receiver_port` discarded of what `sender_port` sent,
-    /// by reason; the count is removed (ports are not reused within a run, but across
-    /// runs).
-    pub fn take(&self, receiver_port: u16, sender_port: u16) -> abi::LabDiscards {
-        use libbpf_rs::{MapCore, MapFlags};
-        let key = ((receiver_port as u32) << 16 | sender_port as u32).to_ne_bytes();
-        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return Default::default() };
-        let n = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()).unwrap_or_default();
-        let _ = m.delete(&key);
-        n
-    }
-
-    /// Segments any receiver discarded of what `sender_port` sent (a browser's
-    /// connections, whose ports the lab does not choose), summed; the counts are removed.
-    pub fn take_sent_from(&self, sender_port: u16) -> abi::LabDiscards {
-        use libbpf_rs::{MapCore, MapFlags};
-        let mut sum = abi::LabDiscards::default();
-        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return sum };
-        for key in m.keys().collect::<Vec<_>>() {
-            let k = u32::from_ne_bytes(key[..4].try_into().unwrap_or_default());
-            if k & 0xffff != u32::from(sender_port) {
-                continue;
-            }
-            if let Some(n) = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()) {
-                sum.beyond_edge += n.beyond_edge;
-                sum.unread += n.unread;
-            }
-            let _ = m.delete(&key);
-        }
-        sum
-    }
-}
 
 impl Controller {
     pub fn name(&self) -> &'static str {
@@ -240,7 +156,7 @@ pub fn pinned_map(name: &str) -> Result<PinnedMap> {
 /// Opens and loads one of our BPF objects with its shared maps pinned under PIN_DIR.
 /// An existing path table keeps its size (libbpf reuses a pinned map only if it
 /// matches); a new one gets `table_entries`.
-fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> Result<libbpf_rs::Object> {
+pub fn load_object(name: &str, elf: &'static Aligned<[u8]>, table_entries: u32) -> Result<libbpf_rs::Object> {
     let size = pinned_map("hs_paths").map(|m| m.max_entries).unwrap_or(table_entries);
     object::open_and_load(name, elf, Path::new(PIN_DIR), &[("hs_paths", size)])
 }
@@ -793,30 +709,6 @@ impl FleetApply {
         // and writes back exactly its size.
         let bytes = unsafe { std::slice::from_raw_parts_mut(&mut ctx as *mut abi::FleetEntry as *mut u8, std::mem::size_of::<abi::FleetEntry>()) };
         object::run_syscall(&mut self.obj, program, bytes)
-    }
-}
-
-/// The lab's synthetic store events (bpf/lab_store_events.bpf.c): the fleet agent's
-/// load in its benchmark, written into the controllers' ring as flows would.
-pub struct StoreEventSource {
-    obj: libbpf_rs::Object,
-}
-
-impl StoreEventSource {
-    pub fn load() -> Result<StoreEventSource> {
-        anyhow::ensure!(pin_path("hs_stores").exists(), "no store ring: load headstart's controllers first");
-        Ok(StoreEventSource { obj: load_object("lab_store_events", LAB_STORE_EVENTS_OBJECT, DEFAULT_TABLE_ENTRIES)? })
-    }
-
-    /// Writes `n` (at most 8192) events for peers `first..` modulo `peers`; how many
-    /// the ring took.
-    pub fn write(&mut self, n: u32, peers: u32, first: u32) -> Result<u32> {
-        let mut ctx = [0u8; 16];
-        ctx[0..4].copy_from_slice(&n.min(8192).to_ne_bytes());
-        ctx[4..8].copy_from_slice(&peers.to_ne_bytes());
-        ctx[8..12].copy_from_slice(&first.to_ne_bytes());
-        object::run_syscall(&mut self.obj, "lab_store_events", &mut ctx)?;
-        Ok(u32::from_ne_bytes(ctx[12..16].try_into().unwrap()))
     }
 }
 
