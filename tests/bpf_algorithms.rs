@@ -10,6 +10,8 @@ fn algorithm_headers_pass_their_c_tests() {
     let out_dir = headstart::sys::private_temp_dir("headstart-ctest").unwrap();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c");
     let host_include = format!("-I{dir}/host");
+    // The kernel side's headers, for the lab's programs (lab/bpf/) as lab/build.rs builds them.
+    let bpf_include = concat!("-I", env!("CARGO_MANIFEST_DIR"), "/bpf");
     let mut sources: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -23,7 +25,7 @@ fn algorithm_headers_pass_their_c_tests() {
     for src in &sources {
         let name = src.file_stem().unwrap().to_string_lossy().into_owned();
         let bin = out_dir.join(&name);
-        let status = Command::new(&cc).args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", &host_include, "-o"]).arg(&bin).arg(src).status().expect("run the C compiler");
+        let status = Command::new(&cc).args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", &host_include, bpf_include, "-o"]).arg(&bin).arg(src).status().expect("run the C compiler");
         assert!(status.success(), "{name}: the algorithm headers do not compile for the host");
         let out = Command::new(&bin).current_dir(dir).output().expect("run the C tests");  // data/ is read from there
         let text = String::from_utf8_lossy(&out.stdout);

@@ -1,7 +1,7 @@
-/* The papers' comparison starts (bpf/lab_starts.bpf.c, lab only) on the host harness:
+/* The papers' comparison starts (lab/bpf/lab_starts.bpf.c, lab only) on the host harness:
  * what each does at a connection's start and end. The reproductions that use them
  * (s-cubic-fig3, fig4; the HyStart IDs) measure the rest on the lab's real flows. */
-#include "../../bpf/lab_starts.bpf.c"
+#include "../../lab/bpf/lab_starts.bpf.c"  /* its headers: -I bpf/ (tests/bpf_algorithms.rs) */
 /* What the harness's ACK path calls that these controllers do not include. */
 #include "../../bpf/lib/rwnd_grant.h"
 #include "../../bpf/lib/resume.h"
