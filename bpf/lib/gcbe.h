@@ -92,6 +92,8 @@
 #define GCBE_IDLE_MIN_US 1000     /* shorter ACK gaps are never idle stretches */
 #define GCBE_IDLE_GAP_RATIO 4     /* an idle stretch: a gap at least 4x the one before it */
 #define GCBE_EMPTY_PATH_FRAC 32   /* an RTT within 1/32 of the minimum found the path empty */
+#define GCBE_RUN_MIN_ARRIVALS 4   /* a queued run: at least this many intervals after its anchor (3: s_bbr-none.acks read 116 of 96.5) */
+#define GCBE_RUN_MIN_US 500       /* ... spanning at least this (a 10-packet burst at 100 Mbit/s: ~1 ms) */
 #define GCBE_AGG_MERGE_US 500     /* the burst view's merge_us (estimator.h): a 100 Mbit/s ACK clock's
 				   * gaps (240 us) merged change nothing, since only a grid counts */
 
@@ -142,7 +144,14 @@ struct gcbe {
 	__u64 sent_max_gap_idle_bytes;
 	__u64 plain[GCBE_SAMPLES];  /* samples[] without the idle time removed (eq. 7 as the paper has it) */
 	__u32 plain_saturated;      /* bit i: plain[i]'s cycle saturated the bottleneck */
-	__u32 pad2;
+	__u32 run_open;             /* a queued run (gcbe_queued_run) has its anchor */
+	__u64 run_us;               /* its intervals after the anchor, their bytes and count */
+	__u64 run_bytes;
+	__u64 run_arrivals;
+	__u64 run_last_gap_us;      /* its latest interval: the next within 3x of it continues the run */
+	__u64 run_rates[GCBE_SAMPLES]; /* the flow's last queued runs' rates, bytes/s (ring) */
+	__u32 run_count;            /* queued runs counted over the flow */
+	__u32 run_next;             /* where the next goes in run_rates[] */
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
@@ -329,6 +338,54 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
 	g->acks = 1;
 }
 
+/* Queued runs (the ACK view). Arrivals whose data went out at least
+ * GCBE_SATURATED_PCT faster than it came back were spaced by a queue: their bytes
+ * over their intervals are the bottleneck's rate, whatever the cycle around them
+ * held. A paced sender's cycles read its pacing rate, but its initial window goes
+ * out at once: over TLS that burst shares a cycle with paced packets, no cycle
+ * saturates, and s_bbr's keep-alive connection read its first 64 KB at 6 Mbit/s of
+ * 100 (RESULTS). The run's first interval (after the burst's first ACK, often
+ * compressed) anchors it and is left out; an idle stretch, a paced arrival or an
+ * interval unlike the one before (more than 3x apart: ACKs a link or receiver
+ * released together, 2-3 us apart among 60-140 us ones, read 351 Mbit/s of 100) ends
+ * it; a run of GCBE_RUN_MIN_ARRIVALS intervals over GCBE_RUN_MIN_US counts. */
+HS_INLINE void gcbe_close_run(struct gcbe *g)
+{
+	if (g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS && g->run_us >= GCBE_RUN_MIN_US && g->run_bytes < (1ULL << 44)) {
+		__u32 i = g->run_next;
+
+		if (i >= GCBE_SAMPLES)  /* bounds the index for the BPF verifier */
+			i = 0;
+		g->run_rates[i] = g->run_bytes * HS_USEC_PER_SEC / g->run_us;
+		g->run_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
+		g->run_count++;
+	}
+	g->run_open = 0;
+	g->run_us = 0;
+	g->run_bytes = 0;
+	g->run_arrivals = 0;
+}
+
+HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 acked, __u64 sent_us, __u64 idle)
+{
+	if (g->merge_us)
+		return;
+	if (!sent_us || !gap || idle || sent_gap * GCBE_SATURATED_PCT >= gap * 100) {
+		gcbe_close_run(g);
+		return;
+	}
+	if (g->run_arrivals && !gcbe_alike(gap, g->run_last_gap_us, 3, 1))
+		gcbe_close_run(g);  /* not one queue's drain: ACKs released together, or a new burst */
+	if (!g->run_open) {
+		g->run_open = 1;
+		return;
+	}
+	g->run_last_gap_us = gap;
+	g->run_us += gap;
+	g->run_bytes += acked;
+	g->run_arrivals++;
+}
+
 /* One arrival (an ACK, or a burst of them) at now_us acknowledging `acked` bytes,
  * the newest of them sent at sent_us (0: unknown); cycle_us is the cycle length d.
  * Returns the estimate if it closed a cycle with a defined estimate, else 0. */
@@ -360,6 +417,7 @@ HS_INLINE __u64 gcbe_on_arrival(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 	gap = now_us - g->last_ack_us;
 	idle = gcbe_idle_time(g, now_us, gap, sent_us);
 	idle_bytes = idle ? acked : 0;
+	gcbe_queued_run(g, gap, sent_gap, acked, sent_us, idle);
 	g->idle_us += idle;
 	g->idle_bytes += idle_bytes;
 	if (sent_gap && sent_gap == g->sent_max_gap_us && acked == g->sent_max_gap_bytes) {
@@ -459,7 +517,7 @@ HS_INLINE void gcbe_finish(struct gcbe *g)
 		gcbe_on_arrival(g, g->burst_last_us, g->burst_bytes, g->burst_sent_us, ~0ULL);
 		g->burst_open = 0;
 	}
-
+	gcbe_close_run(g);
 	if (g->acks < GCBE_MIN_FINISH_ACKS)
 		return;
 	gcbe_close_cycle(g);
@@ -482,10 +540,10 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
  * controllers store it instead of eq. 8's maximum: measured in the lab,
  * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
  * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md at 3c45a21). */
-HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 mask)
+/* The lower median of the first n (at most GCBE_SAMPLES) values whose mask bit is set. */
+HS_INLINE __u64 gcbe_median_n(const __u64 *values, __u32 n, __u32 mask)
 {
 	__u64 v[GCBE_SAMPLES];
-	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
 	__u32 m = 0;
 
 	if (!n)
@@ -513,9 +571,21 @@ HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 
 	return v[(n - 1) / 2];
 }
 
+HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 mask)
+{
+	return gcbe_median_n(values, g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES, mask);
+}
+
 HS_INLINE __u64 gcbe_median(const struct gcbe *g)
 {
 	return gcbe_median_of(g, g->samples, ~0U);
+}
+
+/* The median of the flow's last queued runs (0: none): one run's intervals scatter by
+ * +-10 % around the link's (recorded trains: 88-108 Mbit/s of 96.5). */
+HS_INLINE __u64 gcbe_queued_rate(const struct gcbe *g)
+{
+	return gcbe_median_n(g->run_rates, g->run_count < GCBE_SAMPLES ? g->run_count : GCBE_SAMPLES, ~0U);
 }
 
 /* The median of the last L estimates that saturated the bottleneck (0 if none). For a
@@ -568,6 +638,9 @@ HS_INLINE __u64 gcbe_flow_estimate_idle(struct gcbe *g, struct gcbe *bursts, int
 	}
 	if (paced) {
 		est = gcbe_median_of(g, values, saturated);
+		/* For a restart: its queued runs saw the bottleneck where no cycle did. */
+		if (idle && gcbe_queued_rate(g) > est)
+			est = gcbe_queued_rate(g);
 	} else {
 		/* A cycle that saturated the bottleneck read its rate; one that did not read
 		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,

@@ -144,6 +144,54 @@ static void test_recorded_tls_train(void)
 	      mbit(restart), mbit(LINK_PAYLOAD_BPS));
 }
 
+/* s_bbr over TLS, the same exchange: BBR paces its first response, only the initial
+ * window goes out at once, and that burst shares a cycle with paced packets: no cycle
+ * saturates, and the restart jumped from BBR's own 6 Mbit/s (RESULTS, keep-alive over
+ * TLS). The burst's ACKs, spaced by the bottleneck's queue, are a queued run: a
+ * restart reads the link's rate from it; what the flow stores is unchanged. */
+static void test_recorded_paced_tls_train(void)
+{
+	__u64 alone, agg, restart = 0, stored = replay_as("s_bbr-tls-64k", 1, &alone, &agg, 0, &restart);
+
+	CHECK(stored == 0 && alone == 0, "no cycle saturated: stored %.1f Mbit/s", mbit(stored));
+	CHECK(within(restart, LINK_PAYLOAD_BPS, 8), "a restart's reading %.1f Mbit/s, the link's payload rate %.1f", mbit(restart),
+	      mbit(LINK_PAYLOAD_BPS));
+}
+
+/* Queued runs on made-up trains: a burst's ACKs at the bottleneck's spacing read its
+ * rate; the same spacing from a paced sender (sent as fast as acked) is no run; ACKs
+ * released together (2-3 us apart, as in a recorded retreat) amid normal ones, and a
+ * run too short, count nothing. */
+static void test_queued_runs(void)
+{
+	struct gcbe g;
+	__u64 t, i;
+
+	memset(&g, 0, sizeof(g));
+	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
+	for (t = 10000, i = 0; i < 10; i++, t += 120)
+		gcbe_on_ack_sent(&g, t, 1448, 5000 + i, 50000);
+	gcbe_on_ack_sent(&g, t + 5000, 1448, 10000, 50000);  /* paced on: ends the run */
+	CHECK(g.run_count == 1 && within(gcbe_queued_rate(&g), 1448ULL * 1000000 / 120, 1), "a burst at 120 us per packet: %.1f Mbit/s",
+	      mbit(gcbe_queued_rate(&g)));
+
+	memset(&g, 0, sizeof(g));
+	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
+	for (t = 10000, i = 0; i < 20; i++, t += 120)
+		gcbe_on_ack_sent(&g, t, 1448, t - 5000, 50000);
+	gcbe_finish(&g);
+	CHECK(g.run_count == 0, "a paced sender: %.1f Mbit/s", mbit(gcbe_queued_rate(&g)));
+
+	memset(&g, 0, sizeof(g));
+	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
+	for (t = 10000, i = 0; i < 12; i++, t += 2 + (i & 1))
+		gcbe_on_ack_sent(&g, t, 1448, 5000 + i, 50000);
+	for (i = 0; i < 5; i++, t += 100 + 20 * i)
+		gcbe_on_ack_sent(&g, t, 1448, 5012 + i, 50000);
+	gcbe_finish(&g);
+	CHECK(g.run_count == 0, "ACKs released together: %.1f Mbit/s", mbit(gcbe_queued_rate(&g)));
+}
+
 /* Warm s_cubic flows that jumped: the jump's cycle is paced at the entry's rate, so it
  * reads that rate and does not saturate the link; the cycle after it does. The flow
  * stores the link's rate: the lower median of the two lowered a 10 ms path's entry by
@@ -372,6 +420,8 @@ int main(void)
 	test_recorded_trains();
 	test_recorded_jump_trains();
 	test_recorded_tls_train();
+	test_recorded_paced_tls_train();
+	test_queued_runs();
 	test_recorded_paced_trains();
 	test_grid_edges();
 	test_paced_ramp();
