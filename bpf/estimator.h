@@ -69,7 +69,8 @@ static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, int pac
 
 /* For a restart after idle: the same, with each cycle's idle stretches removed (lib/gcbe.h):
  * over TLS the paper's reading of a keep-alive connection's first 64 KB was 16 Mbit/s of
- * 100, and its restart took 78 ms against 56 with slow_start_after_idle=0 (RESULTS). */
+ * 100, and its restart took 78 ms against 56 with slow_start_after_idle=0 (RESULTS).
+ * A paced sender's (s_bbr) also reads its queued runs: its initial window's burst. */
 static __always_inline __u64 hs_estimator_restart(struct hs_estimator *e, int paced)
 {
 	return gcbe_flow_estimate_idle(&e->gcbe, &e->bursts, paced, 1);

@@ -77,6 +77,8 @@
  *    beside each such estimate: the paper's (plain[]). A restart after idle reads the
  *    former (gcbe_flow_estimate_idle), except where the burst view saw a grid, whose
  *    bursts' ACKs come together; what a flow stores stays the paper's.
+ *  - Queued runs (the ACK view; gcbe_queued_run): ACKs of data sent faster than they
+ *    came back, read as the bottleneck's rate; a paced sender's restart takes them.
  * Units: time in microseconds, bytes, bandwidth in bytes per second. */
 #ifndef HS_GCBE_H
 #define HS_GCBE_H
