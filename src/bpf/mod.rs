@@ -903,9 +903,10 @@ pub struct RestoreReport {
     /// Saved entries of a network namespace no `ip netns` name finds now: left out.
     pub missing_netns: usize,
     /// Restored entries that taught their prefix (prefix fallback's aggregates, rebuilt
-    /// oldest first as the stores once made them); None: the fleet program could not
-    /// run (controllers older than this tool loaded): a merge leaves the aggregates
-    /// as they were, a replacing restore leaves them empty.
+    /// oldest first as the stores once made them); None: they could not be rebuilt
+    /// (the fleet program did not run: controllers older than this tool loaded): a
+    /// merge leaves the aggregates as they were, a replacing restore what it could not
+    /// forget of them.
     pub prefixes_taught: Option<usize>,
 }
 
@@ -1025,11 +1026,15 @@ pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool,
     }
     report.restored = writes.len();
     // The prefixes follow the table: a replaced table's are forgotten, the restored
-    // entries teach theirs again. The table is whole already; this is what it taught.
-    if !merge {
-        prefixes_forget(|_| true)?;
-    }
-    report.prefixes_taught = relearn_prefixes(&writes).ok();
+    // entries teach theirs again. The table is whole already and stays: what it
+    // taught is derived, and a failure here is reported, not an error after the change.
+    let rebuild = || -> Result<usize> {
+        if !merge {
+            prefixes_forget(|_| true)?;
+        }
+        relearn_prefixes(&writes)
+    };
+    report.prefixes_taught = rebuild().ok();
     Ok(report)
 }
 
