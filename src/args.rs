@@ -197,6 +197,12 @@ pub enum TableCommand {
     },
     /// Remove every entry (and the prefix aggregates they made).
     Flush,
+    /// Prefix fallback's aggregates: per /24 or /48, what its peers' entries agree on
+    /// and whether its first contacts start from it.
+    Prefixes {
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the table to a JSON file (owner-only, written whole or not at all).
     Save { file: PathBuf },
     /// Put back a table written by `save`: all or nothing, entries aged by the wall

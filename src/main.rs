@@ -253,6 +253,22 @@ fn table(cmd: TableCommand) -> Result<()> {
             println!("forgot {}{}", p.addr, in_netns(&netns));
         }
         TableCommand::Flush => println!("removed {} entries", bpf::table_flush()?),
+        TableCommand::Prefixes { json } => {
+            use std::io::Write;
+            let aggregates = bpf::prefix_aggregates()?;
+            let names = if aggregates.iter().any(|(p, _)| p.netns != 0) { sys::named_netns() } else { Default::default() };
+            let max_age_s = bpf::read_knobs().ok().and_then(|k| k.get("max_age_s").ok()).unwrap_or(0);
+            let reports: Vec<_> = aggregates.iter().map(|(p, a)| status::PrefixReport::of(p, &names, a, now, max_age_s)).collect();
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            if json {
+                for r in &reports {
+                    writeln!(out, "{}", serde_json::to_string(r)?)?;
+                }
+            } else {
+                status::write_prefixes_text(&mut out, &reports)?;
+            }
+            out.flush()?;
+        }
         TableCommand::Save { file } => {
             let r = bpf::table_save(&file)?;
             let unnamed = if r.unnamed_netns > 0 { format!(" ({} entries of network namespaces without a name left out)", r.unnamed_netns) } else { String::new() };

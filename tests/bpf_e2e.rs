@@ -1780,11 +1780,11 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     assert!(st.contains("fleet agent c in hs-e2e-fleet-c") && st.contains("(connected)"), "{st}");
     assert!(st.contains("redis://***@127.0.0.1") && !std::fs::read_to_string(&status_c).unwrap().contains("hs-secret"), "the password is never shown: {st}");
     // The applied entries taught their /24 (prefix fallback's aggregates); a flush forgets that too.
-    let prefixes = || {
-        let out = Command::new("bpftool").args(["-j", "map", "dump", "pinned", "/sys/fs/bpf/headstart/hs_prefixes"]).output().unwrap();
-        serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap().len()
-    };
-    assert!(prefixes() >= 1, "the fleet's entries reach the prefixes");
+    let listed = || -> Vec<serde_json::Value> { ok(&["table", "prefixes", "--json"]).lines().map(|l| serde_json::from_str(l).unwrap()).collect() };
+    let prefixes = || listed().len();
+    let p = listed();
+    assert!(p.iter().any(|v| v["prefix"] == "10.9.9.0/24" && v["netns"].is_string() && v["entries"].as_u64() >= Some(1)), "the fleet's entries reach the prefixes: {p:?}");
+    assert!(ok(&["table", "prefixes"]).contains("10.9.9.0/24 (hs-e2e-fleet-"), "listed as text");
     let saved = f.path("fleet-table.json");
     ok(&["table", "save", saved.to_str().unwrap()]);
     ok(&["table", "flush"]);

@@ -123,6 +123,27 @@ c_record! {
 }
 
 c_record! {
+    /// struct hs_prefix: what the entries of one /24 or /48's peers agree on (the value
+    /// of hs_prefixes, key a PeerKey cut to the prefix: prefix fallback).
+    pub struct PrefixAggregate = "hs_prefix" {
+        pub bw_bytes_per_s: u64,
+        pub updated_ns: u64,
+        pub min_rtt_us: u32,
+        pub agreed: u32,
+        pub entries: u32,
+        pub last_peer: u32,
+        pub flags: u16,
+        pub pad: u16,
+        pub pad2: u32,
+    }
+}
+
+/// Different peers in a row that agree before a prefix starts first contacts, and the
+/// share of its rate they start from (lib/prefix.h).
+pub const PREFIX_AGREED: u32 = 3;
+pub const PREFIX_START_PCT: u64 = 50;
+
+c_record! {
     /// struct hs_lab_discards: one flow's segments its receiver discarded beyond its
     /// window, by the kernel's reason (lab_beyond_window, the lab's instrument).
     pub struct LabDiscards = "hs_lab_discards" {
@@ -712,16 +733,16 @@ mod tests {
     /// Compiles a C program that prints every size, offset and constant the tool
     /// relies on, as the C compiler sees records.h, and returns them by name.
     fn c_layout(extra_c: &str) -> BTreeMap<String, u64> {
-        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#include \"lib/startup.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
+        let mut c = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"records.h\"\n#include \"lib/shadow.h\"\n#include \"lib/path_key.h\"\n#include \"lib/resume.h\"\n#include \"lib/startup.h\"\n#include \"lib/prefix.h\"\n#define P(name, v) printf(\"%s %llu\\n\", name, (unsigned long long)(v))\nint main(void) {\n");
         c.push_str(extra_c);
-        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS), (StoreEvent::C_NAME, StoreEvent::FIELDS), (FleetEntry::C_NAME, FleetEntry::FIELDS)] {
+        for (cname, fields) in [(PathEntry::C_NAME, PathEntry::FIELDS), (PeerKey::C_NAME, PeerKey::FIELDS), (FlowKey::C_NAME, FlowKey::FIELDS), (FlowOutcome::C_NAME, FlowOutcome::FIELDS), (OpenFlows::C_NAME, OpenFlows::FIELDS), (RwndGrant::C_NAME, RwndGrant::FIELDS), (LabDiscards::C_NAME, LabDiscards::FIELDS), (PrefixAggregate::C_NAME, PrefixAggregate::FIELDS), (StoreEvent::C_NAME, StoreEvent::FIELDS), (FleetEntry::C_NAME, FleetEntry::FIELDS)] {
             c.push_str(&format!("P(\"{cname}.size\", sizeof(struct {cname}));\n"));
             for (f, _, _) in fields.iter() {
                 c.push_str(&format!("P(\"{cname}.{f}.offset\", offsetof(struct {cname}, {f}));\n"));
                 c.push_str(&format!("P(\"{cname}.{f}.size\", sizeof(((struct {cname} *)0)->{f}));\n"));
             }
         }
-        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"hs_config.seq.offset\", offsetof(struct hs_config, seq));\nP(\"hs_lab_config.seq.offset\", offsetof(struct hs_lab_config, seq));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\nP(\"HS_PATH_MAX_RTT_US\", HS_PATH_MAX_RTT_US);\nP(\"HS_PATH_MAX_BW_BYTES_PER_S\", HS_PATH_MAX_BW_BYTES_PER_S);\n");
+        c.push_str("P(\"hs_config.size\", sizeof(struct hs_config));\nP(\"hs_config.version.offset\", offsetof(struct hs_config, version));\nP(\"hs_config.seq.offset\", offsetof(struct hs_config, seq));\nP(\"hs_lab_config.seq.offset\", offsetof(struct hs_lab_config, seq));\nP(\"HS_CONFIG_VERSION\", HS_CONFIG_VERSION);\nP(\"hs_lab_config.size\", sizeof(struct hs_lab_config));\nP(\"HS_LAB_CONFIG_VERSION\", HS_LAB_CONFIG_VERSION);\nP(\"HS_COUNTERS_VERSION\", HS_COUNTERS_VERSION);\nP(\"HS_OUTCOME_NONE\", HS_OUTCOME_NONE);\nP(\"HS_BUSY_SHARE_ONE\", HS_BUSY_SHARE_ONE);\nP(\"HS_PATH_MAX_RTT_US\", HS_PATH_MAX_RTT_US);\nP(\"HS_PATH_MAX_BW_BYTES_PER_S\", HS_PATH_MAX_BW_BYTES_PER_S);\nP(\"HS_PREFIX_AGREED\", HS_PREFIX_AGREED);\nP(\"HS_PREFIX_START_PCT\", HS_PREFIX_START_PCT);\n");
         for k in KNOBS {
             c.push_str(&format!("P(\"knob.{0}\", offsetof(struct hs_config, {0}));\n", k.name));
         }
@@ -814,6 +835,7 @@ mod tests {
             (OpenFlows::C_NAME, OpenFlows::FIELDS, std::mem::size_of::<OpenFlows>()),
             (RwndGrant::C_NAME, RwndGrant::FIELDS, std::mem::size_of::<RwndGrant>()),
             (LabDiscards::C_NAME, LabDiscards::FIELDS, std::mem::size_of::<LabDiscards>()),
+            (PrefixAggregate::C_NAME, PrefixAggregate::FIELDS, std::mem::size_of::<PrefixAggregate>()),
             (StoreEvent::C_NAME, StoreEvent::FIELDS, std::mem::size_of::<StoreEvent>()),
             (FleetEntry::C_NAME, FleetEntry::FIELDS, std::mem::size_of::<FleetEntry>()),
         ] {
@@ -836,6 +858,8 @@ mod tests {
         want("HS_BUSY_SHARE_ONE".into(), BUSY_SHARE_ONE as u64);
         want("HS_PATH_MAX_RTT_US".into(), super::super::table::MAX_RTT_US as u64);
         want("HS_PATH_MAX_BW_BYTES_PER_S".into(), super::super::table::MAX_BW_BYTES_PER_S);
+        want("HS_PREFIX_AGREED".into(), PREFIX_AGREED as u64);
+        want("HS_PREFIX_START_PCT".into(), PREFIX_START_PCT);
         for (i, k) in KNOBS.iter().enumerate() {
             want(format!("knob.{}", k.name), 4 * (i as u64 + 2));
         }

@@ -758,6 +758,22 @@ pub fn prefixes_forget(within: impl Fn(&[u8; 16]) -> bool) -> Result<usize> {
     Ok(n)
 }
 
+/// Prefix fallback's aggregates (hs_prefixes), by prefix: the key's address is the
+/// prefix (its host part zero), its namespace the flows'. Loaded without prefix
+/// fallback's map (an older release's controllers): none.
+pub fn prefix_aggregates() -> Result<Vec<(Peer, abi::PrefixAggregate)>> {
+    paths_map()?; // not loaded: the error `table list` gives
+    let Ok(m) = pinned_map("hs_prefixes") else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for k in m.keys() {
+        if let Some(v) = m.lookup(&k)? {
+            out.push((Peer::from_key(&k), abi::PrefixAggregate::from_bytes(&v)?));
+        }
+    }
+    out.sort_by_key(|(_, a)| std::cmp::Reverse(a.updated_ns));
+    Ok(out)
+}
+
 /// Every entry, and what they taught prefix fallback (hs_prefixes): a flushed table
 /// starts no first contact from its old peers' agreement.
 pub fn table_flush() -> Result<usize> {

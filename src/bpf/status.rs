@@ -88,6 +88,69 @@ pub struct EntryReport {
     pub overrun_age_s: f64,
 }
 
+/// One prefix's aggregate (prefix fallback), as `table prefixes` shows it.
+#[derive(Serialize)]
+pub struct PrefixReport {
+    /// The /24 (IPv4) or /48 (IPv6), e.g. 198.51.100.0/24.
+    pub prefix: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netns: Option<String>,
+    /// Moving averages of the rates and min RTTs its peers' entries stored.
+    pub bw_bytes_per_s: u64,
+    pub min_rtt_us: u32,
+    /// Different peers in a row that agreed with the average, and entries seen.
+    pub agreed: u32,
+    pub entries: u32,
+    pub age_s: f64,
+    pub lossy: bool,
+    /// Whether a first contact from it starts (at start_bytes_per_s, inside Careful
+    /// Resume): enough peers agree and it is no older than max_age_s.
+    pub starts: bool,
+    pub start_bytes_per_s: u64,
+}
+
+impl PrefixReport {
+    pub fn of(p: &Peer, netns_names: &HashMap<u64, String>, a: &super::abi::PrefixAggregate, now_boot_ns: u64, max_age_s: u32) -> PrefixReport {
+        let age_s = now_boot_ns.saturating_sub(a.updated_ns) as f64 / 1e9;
+        let starts = a.agreed >= super::abi::PREFIX_AGREED && (max_age_s == 0 || age_s <= max_age_s as f64);
+        PrefixReport {
+            prefix: format!("{}/{}", p.addr, if p.addr.is_ipv4() { 24 } else { 48 }),
+            netns: p.netns_name(netns_names),
+            bw_bytes_per_s: a.bw_bytes_per_s,
+            min_rtt_us: a.min_rtt_us,
+            agreed: a.agreed,
+            entries: a.entries,
+            age_s,
+            lossy: a.flags & super::abi::PATH_LOSSY != 0,
+            starts,
+            start_bytes_per_s: if starts { a.bw_bytes_per_s * super::abi::PREFIX_START_PCT / 100 } else { 0 },
+        }
+    }
+}
+
+/// `table prefixes` as text: one row per prefix, newest first.
+pub fn write_prefixes_text(out: &mut impl std::io::Write, reports: &[PrefixReport]) -> Result<()> {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    t.set_header(vec!["prefix", "bandwidth", "min RTT ms", "agreed", "entries", "age s", "first contacts start at"]);
+    for r in reports {
+        t.add_row(vec![
+            match &r.netns {
+                Some(n) => format!("{} ({n})", r.prefix),
+                None => r.prefix.clone(),
+            },
+            fmt_rate(r.bw_bytes_per_s as f64 * 8.0),
+            format!("{:.2}", r.min_rtt_us as f64 / 1e3),
+            r.agreed.to_string(),
+            r.entries.to_string(),
+            format!("{:.1}", r.age_s),
+            if r.starts { fmt_rate(r.start_bytes_per_s as f64 * 8.0) + if r.lossy { " (lossy)" } else { "" } } else { "-".into() },
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    Ok(())
+}
+
 impl EntryReport {
     pub fn of(p: &Peer, netns_names: &HashMap<u64, String>, e: &PathEntry, now_boot_ns: u64) -> EntryReport {
         EntryReport {
