@@ -538,10 +538,6 @@ HS_INLINE __u64 gcbe_best(const struct gcbe *g)
 	return best;
 }
 
-/* The median of the last L estimates (the lower middle for an even count). The
- * controllers store it instead of eq. 8's maximum: measured in the lab,
- * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
- * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md at 3c45a21). */
 /* The lower median of the first n (at most GCBE_SAMPLES) values whose mask bit is set. */
 HS_INLINE __u64 gcbe_median_n(const __u64 *values, __u32 n, __u32 mask)
 {
@@ -573,6 +569,10 @@ HS_INLINE __u64 gcbe_median_n(const __u64 *values, __u32 n, __u32 mask)
 	return v[(n - 1) / 2];
 }
 
+/* The median of the last L estimates (the lower middle for an even count). The
+ * controllers store it instead of eq. 8's maximum: measured in the lab,
+ * the maximum kept single compressed-ACK cycles (1 MB flows stored 105-209 Mbit/s of
+ * a 100 Mbit/s link), the median stayed within 96-104 (BENCHMARKS.md at 3c45a21). */
 HS_INLINE __u64 gcbe_median_of(const struct gcbe *g, const __u64 *values, __u32 mask)
 {
 	return gcbe_median_n(values, g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES, mask);
