@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 const PROGRAMS: &[&str] = &["s_cubic", "s_bbr", "suss", "rwnd", "map_count", "fleet"];
+/// How every BPF object is compiled, the lab's too (passed on as DEP_HEADSTART_BPF_CFLAGS).
+const CFLAGS: &[&str] = &["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86"];
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
@@ -28,11 +30,12 @@ fn main() {
     let bpf_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR")).join("bpf");
     // For the lab's build script: where vmlinux.h, libbpf's headers and ours are.
     println!("cargo:include={}:{libbpf_include}:{}", out.display(), bpf_dir.display());
+    println!("cargo:cflags={}", CFLAGS.join(" "));
     for prog in PROGRAMS {
         let src = format!("bpf/{prog}.bpf.c");
         let obj = out.join(format!("{prog}.bpf.o"));
         let status = Command::new("clang")
-            .args(["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86"])
+            .args(CFLAGS)
             .arg(format!("-I{}", out.display()))
             .arg(format!("-I{libbpf_include}"))
             .arg("-Ibpf")

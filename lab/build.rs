@@ -1,6 +1,7 @@
 //! Builds the lab's own BPF programs (lab/bpf/: the papers' comparison starts, the
 //! receivers' discard tracer, synthetic store events) against the headers the server
-//! crate's build script prepared (DEP_HEADSTART_BPF_INCLUDE: vmlinux.h, libbpf, bpf/).
+//! crate's build script prepared (DEP_HEADSTART_BPF_INCLUDE: vmlinux.h, libbpf, bpf/),
+//! with its compiler flags (DEP_HEADSTART_BPF_CFLAGS).
 //! They are embedded in headstart-lab only: the server binary and its .deb carry none.
 
 use std::env;
@@ -13,11 +14,12 @@ fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     println!("cargo:rerun-if-changed=bpf");
     let include = env::var("DEP_HEADSTART_BPF_INCLUDE").expect("the headstart crate passes its BPF include directories (links = headstart_bpf)");
+    let cflags = env::var("DEP_HEADSTART_BPF_CFLAGS").expect("the headstart crate passes its BPF compiler flags");
     for prog in PROGRAMS {
         let src = format!("bpf/{prog}.bpf.c");
         let obj = out.join(format!("{prog}.bpf.o"));
         let status = Command::new("clang")
-            .args(["-g", "-O2", "-Wall", "-Werror", "-target", "bpf", "-mcpu=v3", "-D__TARGET_ARCH_x86"])
+            .args(cflags.split_whitespace())
             .args(include.split(':').map(|dir| format!("-I{dir}")))
             .args(["-c", &src, "-o"])
             .arg(&obj)

@@ -548,7 +548,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
     };
     let keys: Vec<u64> = served.iter().map(|(n, _)| bpf::table_peer("::1".parse().unwrap(), n.as_deref()).map(|p| p.netns)).collect::<Result<_>>()?;
     let client = redis::Client::open(cfg.redis.as_str()).map_err(|e| anyhow::anyhow!("fleet.redis: {e}"))?;
-    let max_age_s = bpf::read_knobs().and_then(|k| k.get("max_age_s")).unwrap_or(0) as u64;
+    let max_age_s = bpf::live_max_age_s() as u64;
     let ttl_ms = max_age_s * 1000;
     let shared = Arc::new(AgentState {
         publishers: served.iter().map(|_| Mutex::new(Publisher::new(if ttl_ms > 0 { ttl_ms / 2 } else { u64::MAX / 4 }))).collect(),

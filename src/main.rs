@@ -257,7 +257,7 @@ fn table(cmd: TableCommand) -> Result<()> {
             use std::io::Write;
             let aggregates = bpf::prefix_aggregates()?;
             let names = if aggregates.iter().any(|(p, _)| p.netns != 0) { sys::named_netns() } else { Default::default() };
-            let max_age_s = bpf::read_knobs().ok().and_then(|k| k.get("max_age_s").ok()).unwrap_or(0);
+            let max_age_s = bpf::live_max_age_s();
             let reports: Vec<_> = aggregates.iter().map(|(p, a)| status::PrefixReport::of(p, &names, a, now, max_age_s)).collect();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             if json {

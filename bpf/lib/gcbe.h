@@ -640,7 +640,9 @@ HS_INLINE __u64 gcbe_flow_estimate_idle(struct gcbe *g, struct gcbe *bursts, int
 	}
 	if (paced) {
 		est = gcbe_median_of(g, values, saturated);
-		/* For a restart: its queued runs saw the bottleneck where no cycle did. */
+		/* For a restart: its queued runs saw the bottleneck where no cycle did. (The
+		 * median taken once into a variable ahead of this test made s_bbr's program
+		 * exceed the verifier's million instructions.) */
 		if (idle && gcbe_queued_rate(g) > est)
 			est = gcbe_queued_rate(g);
 	} else {

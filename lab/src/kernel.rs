@@ -6,17 +6,12 @@ use anyhow::{Context, Result};
 use headstart::bpf::abi::{self, Record};
 use headstart::bpf::object::{self, Aligned};
 use headstart::bpf::{load_object, pin_path, pinned_map, DEFAULT_TABLE_ENTRIES, PIN_DIR};
+use headstart::bpf_object;
 use std::path::Path;
 
-macro_rules! lab_object {
-    ($name:literal) => {
-        &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".bpf.o")))
-    };
-}
-
-const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = lab_object!("lab_discards");
-const LAB_STORE_EVENTS_OBJECT: &Aligned<[u8]> = lab_object!("lab_store_events");
-const LAB_STARTS_OBJECT: &Aligned<[u8]> = lab_object!("lab_starts");
+const LAB_DISCARDS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_discards");
+const LAB_STORE_EVENTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_store_events");
+const LAB_STARTS_OBJECT: &Aligned<[u8]> = bpf_object!("lab_starts");
 
 /// The papers' comparison starts (lab/bpf/lab_starts.bpf.c): the lab's, never the service's.
 pub const LAB_CONTROLLERS: &[&str] = &["cubic_ss", "jump_start", "cache", "cache_plus"];

@@ -29,9 +29,12 @@ pub struct Controller {
     object: &'static Aligned<[u8]>,
 }
 
+/// A BPF object its crate's build script compiled into OUT_DIR (the caller's: the lab
+/// embeds its own programs with it too), embedded aligned.
+#[macro_export]
 macro_rules! bpf_object {
     ($name:literal) => {
-        &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".bpf.o")))
+        &$crate::bpf::object::Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".bpf.o")))
     };
 }
 
@@ -580,6 +583,11 @@ fn live_prefix_len() -> u32 {
     read_knobs().and_then(|k| k.get("ipv6_prefix_len")).unwrap_or_else(|_| abi::knob("ipv6_prefix_len").map(|(_, k)| k.default).unwrap_or(128))
 }
 
+/// max_age_s as the controllers read it now (0, any age, where no knob record can be read).
+pub fn live_max_age_s() -> u32 {
+    read_knobs().and_then(|k| k.get("max_age_s")).unwrap_or(0)
+}
+
 /// one_table as the controllers read it now (off where no knob record can be read).
 fn live_one_table() -> bool {
     read_knobs().and_then(|k| k.get("one_table")).unwrap_or(0) != 0
@@ -762,7 +770,7 @@ pub fn prefixes_forget(within: impl Fn(&[u8; 16]) -> bool) -> Result<usize> {
 /// prefix (its host part zero), its namespace the flows'. Loaded without prefix
 /// fallback's map (an older release's controllers): none.
 pub fn prefix_aggregates() -> Result<Vec<(Peer, abi::PrefixAggregate)>> {
-    paths_map()?; // not loaded: the error `table list` gives
+    trusted_pin_dir()?; // not loaded: the error `table list` gives
     let Ok(m) = pinned_map("hs_prefixes") else { return Ok(Vec::new()) };
     let mut out = Vec::new();
     for k in m.keys() {
@@ -955,7 +963,7 @@ pub fn table_restore_parsed(file: &Path, saved: table::ParsedTable, merge: bool,
             anyhow::bail!("{} refused, table unchanged: {first}{}", file.display(), if saved.dropped.len() > 1 { format!(" (and {} more bad records)", saved.dropped.len() - 1) } else { String::new() });
         }
     }
-    let max_age_s = read_knobs().ok().and_then(|k| k.get("max_age_s").ok()).unwrap_or(0);
+    let max_age_s = live_max_age_s();
     let since_save_s = sys::unix_s().saturating_sub(saved.saved_unix_s) as f64;
     let m = paths_map()?;
     let live = table_entries()?;
