@@ -45,7 +45,7 @@ static __always_inline void hs_estimator_init(struct hs_estimator *e, const stru
 
 /* One ACK (pkts_acked): its RTT sample is measured to the newest data it covers, so
  * ACK time minus the sample is when that data was sent. */
-static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const struct tcp_sock *tp, __s32 rtt_us)
+HS_SUBPROG int hs_estimator_on_ack(struct hs_estimator *e __arg_nonnull, struct tcp_sock *tp __arg_trusted, __s32 rtt_us)
 {
 	__u64 delivered = hs_delivered_bytes(tp);
 	__u64 sent_us = rtt_us > 0 && tp->tcp_mstamp > (__u64)rtt_us ? tp->tcp_mstamp - rtt_us : 0;
@@ -54,6 +54,7 @@ static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const st
 	gcbe_on_ack_sent(&e->gcbe, tp->tcp_mstamp, acked, sent_us, tp->srtt_us >> 3);
 	gcbe_on_ack_sent(&e->bursts, tp->tcp_mstamp, acked, sent_us, tp->srtt_us >> 3);
 	e->last_delivered = delivered;
+	return 0;
 }
 
 /* At release: the median of the last cycles (the paper's maximum kept single
@@ -62,7 +63,7 @@ static __always_inline void hs_estimator_on_ack(struct hs_estimator *e, const st
  * burst view saw ACKs aggregated on a grid, the higher of that and its busy interiors'
  * rate: there the cycles above read slow start's idle time (-15..-25 % at 8-16 ms); a
  * paced sender's, also the fastest release on the grid (BBR's ramp: -21..-35 %). */
-static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, int paced)
+HS_SUBPROG __u64 hs_estimator_finish(struct hs_estimator *e __arg_nonnull, int paced)
 {
 	return gcbe_flow_estimate(&e->gcbe, &e->bursts, paced);
 }
@@ -71,7 +72,7 @@ static __always_inline __u64 hs_estimator_finish(struct hs_estimator *e, int pac
  * over TLS the paper's reading of a keep-alive connection's first 64 KB was 16 Mbit/s of
  * 100, and its restart took 78 ms against 56 with slow_start_after_idle=0 (RESULTS).
  * A paced sender's (s_bbr) also reads its queued runs: its initial window's burst. */
-static __always_inline __u64 hs_estimator_restart(struct hs_estimator *e, int paced)
+HS_SUBPROG __u64 hs_estimator_restart(struct hs_estimator *e __arg_nonnull, int paced)
 {
 	return gcbe_flow_estimate_idle(&e->gcbe, &e->bursts, paced, 1);
 }

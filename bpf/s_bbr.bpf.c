@@ -167,7 +167,7 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flo
 	if (gcbe > bw)
 		bw = gcbe;
 	flow->startup_pacing = bbr->mode == BBR_STARTUP ? sk->sk_pacing_rate : 0;
-	if (!hs_restart_after_idle(sk, &flow->start, &s_bbr_policy, bw, min_rtt))
+	if (!hs_restart_after_idle(hs_tcp_sk(sk), &flow->start, bw, min_rtt))
 		return;
 	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
 	if (units > bbr->bw.s[0].v)
@@ -236,7 +236,7 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 
 	if (!flow)
 		return;
-	hs_finish(sk, HS_CC_S_BBR, &flow->start);
+	hs_finish(hs_tcp_sk(sk), &flow->start);
 	min_rtt = bbr_of(sk)->min_rtt_us;
 	if (min_rtt == ~0U)
 		min_rtt = 0;
@@ -244,7 +244,7 @@ void BPF_PROG(s_bbr_release, struct sock *sk)
 	gcbe = hs_estimator_finish(&flow->estimator, 1);
 	if (gcbe > bw)
 		bw = gcbe;
-	hs_store(sk, HS_CC_S_BBR, &flow->start, bw, min_rtt, 1);
+	hs_store(hs_tcp_sk(sk), &flow->start, bw, min_rtt, 1);
 }
 
 /* Not BBR's (it has no pkts_acked): every ACK also feeds GCBE. */
@@ -311,7 +311,7 @@ __u32 BPF_PROG(s_bbr_min_tso_segs, struct sock *sk)
 	if (flow) {
 		if (hs_restart_due(sk, &flow->start))
 			restart_after_idle(sk, flow);
-		hs_try_jump(sk, HS_CC_S_BBR, &flow->start, &s_bbr_policy);
+		hs_try_jump(hs_tcp_sk(sk), &flow->start);
 		restart_pace(sk, flow);
 	}
 	return bbr_min_tso_segs(sk);

@@ -269,7 +269,7 @@ static __always_inline void suss_after_ack(struct sock *sk, struct s_cubic_flow 
 		return;
 	if (flow->suss.window && flow->suss.round.active)
 		cap = hs_suss_window(sk, &flow->start);
-	if (hs_suss_on_ack(sk, &flow->suss, sample, cap) && flow->suss.window)
+	if (hs_suss_on_ack(hs_tcp_sk(sk), &flow->suss, sample->rtt_us, cap) && flow->suss.window)
 		hs_suss_window(sk, &flow->start);
 }
 
@@ -305,8 +305,8 @@ void BPF_PROG(s_cubic_release, struct sock *sk)
 	flow = bpf_sk_storage_get(&s_cubic_flows, sk, 0, 0);
 	if (!flow)
 		return;
-	hs_finish(sk, HS_CC_S_CUBIC, &flow->start);
-	hs_store(sk, HS_CC_S_CUBIC, &flow->start, hs_estimator_finish(&flow->estimator, 0), flow->min_rtt_us, 0);
+	hs_finish(hs_tcp_sk(sk), &flow->start);
+	hs_store(hs_tcp_sk(sk), &flow->start, hs_estimator_finish(&flow->estimator, 0), flow->min_rtt_us, 0);
 }
 
 /* Cubic's response to congestion, except during a resume (congestion_ssthresh). */
@@ -420,7 +420,7 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_cubic_f
 {
 	__u64 own = hs_estimator_restart(&flow->estimator, 0);
 
-	if (hs_restart_after_idle(sk, &flow->start, &s_cubic_policy, own, flow->min_rtt_us)) {
+	if (hs_restart_after_idle(hs_tcp_sk(sk), &flow->start, own, flow->min_rtt_us)) {
 		flow->probe.active = 0;
 		flow->loss_floor = 0;
 		hs_suss_on_ssthresh(sk, &flow->suss);
@@ -439,7 +439,7 @@ __u32 BPF_PROG(s_cubic_min_tso_segs, struct sock *sk)
 	if (flow) {
 		if (hs_restart_due(sk, &flow->start))
 			restart_after_idle(sk, flow);
-		hs_try_jump(sk, HS_CC_S_CUBIC, &flow->start, &s_cubic_policy);
+		hs_try_jump(hs_tcp_sk(sk), &flow->start);
 	}
 	return hs_sysctl_min_tso_segs(sk);
 }

@@ -26,8 +26,19 @@
 #include "pacing.h"
 #include "path_table.h"
 
+/* The controller's side of the start (struct hs_policy): what differs between s_cubic
+ * and s_bbr, in one place. */
+struct hs_policy {
+	__u8 cap_pacing;            /* the jump's rate is also a ceiling: the kernel recomputes the
+				     * pacing rate of a controller without cong_control before the first ACK */
+	__u8 shared_no_rwnd;        /* no window override beside a sibling while the peer's flows lost lately */
+	__u32 min_saved_pkts;       /* no jump from a saved BDP below this (0: none; the lab may set s_cubic's, hs_lab_config) */
+};
+
 struct hs_start {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before the jump capped it */
+	struct hs_policy pol;       /* the controller's (hs_begin) */
+	__u32 cc;                   /* enum hs_cc_id: the controller's */
 	struct hs_flow_key key;     /* kept from init: by release the local port is unhashed */
 	struct hs_peer path;        /* the peer's hs_paths key, fixed at init (path_table.h, hs_peer_of) */
 	struct hs_resume resume;    /* the Careful Resume phase machine */
@@ -400,14 +411,6 @@ static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id 
 	hs_log(cc, st, 0);
 }
 
-/* The controller's side of the start (struct hs_policy): what differs between s_cubic
- * and s_bbr, in one place. */
-struct hs_policy {
-	__u8 cap_pacing;            /* the jump's rate is also a ceiling: the kernel recomputes the
-				     * pacing rate of a controller without cong_control before the first ACK */
-	__u8 shared_no_rwnd;        /* no window override beside a sibling while the peer's flows lost lately */
-	__u32 min_saved_pkts;       /* no jump from a saved BDP below this (0: none; the lab may set s_cubic's, hs_lab_config) */
-};
 
 /* Which knobs say no to a start before the table is read: an untrusted socket (the
  * kernel's own, table untouched), mode off. Returns the outcome, or 0 to go on. */
@@ -729,9 +732,11 @@ static __always_inline void hs_extend_jump(struct sock *sk, struct hs_start *st,
  * jump. Two of the peer's flows jumping at the same instant on two CPUs may both read
  * the budget before either reports: a race of microseconds, against the lease's
  * refusals. */
-static __always_inline int hs_try_jump(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_policy *pol)
+HS_SUBPROG int hs_try_jump(struct tcp_sock *tp __arg_trusted, struct hs_start *st __arg_nonnull)
 {
-	struct tcp_sock *tp = hs_tcp_sk(sk);
+	struct sock *sk = (struct sock *)tp;
+	enum hs_cc_id cc = st->cc;
+	const struct hs_policy *pol = &st->pol;
 	struct hs_config cfg;
 	struct hs_lab_config lab;
 	struct hs_open_flows others = {};
@@ -823,10 +828,10 @@ static __always_inline int hs_restart_due(const struct sock *sk, const struct hs
  * flow's min RTT lets it jump; then armed as at init (the jump at hs_try_jump, for a
  * write of more than IW). No window override: the receiver's window has grown with
  * what the flow delivered. Returns 1 if armed. */
-static __always_inline int hs_restart_after_idle(struct sock *sk, struct hs_start *st, const struct hs_policy *pol,
-						 __u64 own_Bps, __u32 own_rtt_us)
+HS_SUBPROG int hs_restart_after_idle(struct tcp_sock *tp __arg_trusted, struct hs_start *st __arg_nonnull,
+				     __u64 own_Bps, __u32 own_rtt_us)
 {
-	struct tcp_sock *tp = hs_tcp_sk(sk);
+	const struct hs_policy *pol = &st->pol;
 	struct hs_config cfg = hs_get_config();
 	struct hs_lab_config lab = hs_get_lab_config();
 	struct hs_open_flows alone = {};
@@ -921,6 +926,8 @@ static __always_inline int hs_jump_acked(const struct hs_start *st, const struct
 static __always_inline void hs_begin(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, const struct hs_config *cfg,
 				     const struct hs_lab_config *lab, const struct hs_policy *pol)
 {
+	st->cc = cc;
+	st->pol = *pol;
 	hs_count(cc, HS_FLOWS);
 	st->outcome = hs_decide(sk, cc, st, cfg, lab, pol);
 	hs_count(cc, st->outcome);
@@ -1093,8 +1100,11 @@ static __always_inline void hs_on_ca_state(struct sock *sk, enum hs_cc_id cc, st
 }
 
 /* release: the override goes, and the start's outcome is logged. */
-static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
+HS_SUBPROG int hs_finish(struct tcp_sock *tp __arg_trusted, struct hs_start *st __arg_nonnull)
 {
+	const struct sock *sk = (const struct sock *)tp;
+	enum hs_cc_id cc = st->cc;
+
 	if (st->outcome == HS_ARMED) {  /* (one that waited for the budget keeps that outcome) */
 		st->outcome = HS_NO_JUMP_NEEDED;
 		hs_count(cc, HS_NO_JUMP_NEEDED);
@@ -1110,6 +1120,7 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
 	hs_set_startup(st, 0);  /* released within the jump's first round: it leaves the count */
 	hs_open_leave(st);
 	hs_log(cc, st, 1);
+	return 0;
 }
 
 /* Termination: store {bw, min RTT} for the peer unless the knobs or the rules say no.
@@ -1119,10 +1130,10 @@ static __always_inline void hs_finish(const struct sock *sk, enum hs_cc_id cc, s
  * a flow that lived in loss recovery, nor below HS_CONFIDENT_FLOOR_PCT of a confident one; a flow that sent no more than its jump
  * leaves the entry as it was (hs_flow_only_jumped); a flow of an untrusted socket
  * stores nothing. */
-static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const struct hs_start *st, __u64 bw,
-				     __u32 min_rtt_us, int short_flow_rule)
+HS_SUBPROG int hs_store(struct tcp_sock *tp __arg_trusted, const struct hs_start *st __arg_nonnull, __u64 bw,
+			 __u32 min_rtt_us, int short_flow_rule)
 {
-	struct tcp_sock *tp = hs_tcp_sk(sk);
+	enum hs_cc_id cc = st->cc;
 	struct hs_config cfg = hs_get_config();
 	struct hs_lab_config lab = hs_get_lab_config();
 	struct hs_path *old, entry = {};
@@ -1133,7 +1144,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	/* untrusted: counted at init; it neither reads nor writes the table. No record
 	 * written yet: the controllers are the kernel's own. */
 	if (st->untrusted || cfg.version != HS_CONFIG_VERSION)
-		return;
+		return 0;
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
 	 * estimate is one the flow would have been allowed to store. */
 	if (st->shadow && hs_worth_storing(bw, min_rtt_us, tp->mss_cache) &&
@@ -1144,17 +1155,17 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 
 	if (!lab.store) {
 		hs_count(cc, HS_SKIPPED);
-		return;
+		return 0;
 	}
 	if (!hs_worth_storing(bw, min_rtt_us, tp->mss_cache)) {
 		hs_count(cc, HS_DISCARDS);
-		return;
+		return 0;
 	}
 	old = bpf_map_lookup_elem(&hs_paths, &st->path);
 	if (old && (lab.freeze ||
 		    (short_flow_rule && !hs_bbr_may_overwrite(tp->bytes_acked, old->bw_bytes_per_s, old->min_rtt_us)))) {
 		hs_count(cc, HS_SKIPPED);
-		return;
+		return 0;
 	}
 	/* Overshoots in a row: the second halves the peer's next jumps (hs_overshot_share). */
 	overshoots = hs_overshoots_after(st->prior_overshoots, st->overshot, st->outcome == HS_VALIDATED);
@@ -1171,7 +1182,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 				tp->data_segs_out)) {
 		if (old || st->outcome != HS_VALIDATED) {
 			hs_count(cc, HS_STORE_JUMP_ONLY);
-			return;
+			return 0;
 		}
 		inherited = 1;
 		bw = st->restart_from.bw_bytes_per_s * 100 / HS_PREFIX_START_PCT;
@@ -1182,7 +1193,7 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	 * (reject_small, 12 of 36 starts). */
 	if (old && st->shared && bw < old->bw_bytes_per_s) {
 		hs_count(cc, HS_SKIPPED);
-		return;
+		return 0;
 	}
 	entry.bw_bytes_per_s = hs_rate_to_store(old ? old->bw_bytes_per_s : 0, bw,
 						hs_flow_lossy(tp->total_retrans, tp->segs_out),
@@ -1211,12 +1222,13 @@ static __always_inline void hs_store(struct sock *sk, enum hs_cc_id cc, const st
 	} else if (bpf_map_update_elem(&hs_paths, &st->path, &entry, BPF_NOEXIST)) {
 		/* a new entry; one a concurrent flow made first wins (its estimate is as new) */
 		hs_count(cc, HS_SKIPPED);
-		return;
+		return 0;
 	}
 	hs_count(cc, HS_STORES);
 	hs_store_event(&st->path, &entry, entry.stored_ns);
 	if (!inherited)  /* the prefix's own average is no new voice */
 		hs_prefix_note(&st->path, &entry);
+	return 0;
 }
 
 #endif

@@ -118,7 +118,7 @@ void BPF_PROG(suss_acked, struct sock *sk, const struct ack_sample *sample)
 	repair_missed_hooks(sk, f);
 	cubictcp_acked(sk, sample);
 	if (f)
-		hs_suss_on_ack(sk, f, sample, ~0U);
+		hs_suss_on_ack((struct tcp_sock *)sk, f, sample->rtt_us, ~0U);
 }
 
 SEC("struct_ops")

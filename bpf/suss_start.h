@@ -69,10 +69,9 @@ static __always_inline __u32 hs_suss_apply(struct sock *sk, struct hs_suss *f, c
 
 /* pkts_acked, after the kernel's Cubic saw the ACK; no round grows cwnd past
  * `cwnd_cap` (packets). Returns as hs_suss_apply. */
-static __always_inline __u32 hs_suss_on_ack(struct sock *sk, struct hs_suss *f, const struct ack_sample *sample,
-					    __u32 cwnd_cap)
+HS_SUBPROG __u32 hs_suss_on_ack(struct tcp_sock *tp __arg_trusted, struct hs_suss *f __arg_nonnull, __s32 rtt_us,
+				__u32 cwnd_cap)
 {
-	struct tcp_sock *tp = (struct tcp_sock *)sk;
 	struct suss_out o;
 
 	if (!f->on)
@@ -84,11 +83,11 @@ static __always_inline __u32 hs_suss_on_ack(struct sock *sk, struct hs_suss *f, 
 		.mss = tp->mss_cache,
 		.cwnd = tp->snd_cwnd,
 		.cwnd_clamp = tp->snd_cwnd_clamp < cwnd_cap ? tp->snd_cwnd_clamp : cwnd_cap,
-		.rtt_us = sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0,
+		.rtt_us = rtt_us > 0 ? (__u32)rtt_us : 0,
 		.rwnd_limited = tp->snd_wnd < (__u64)tp->snd_cwnd * tp->mss_cache,
 	};
 	o = suss_on_ack(&f->round, &a);
-	return hs_suss_apply(sk, f, &o);
+	return hs_suss_apply((struct sock *)tp, f, &o);
 }
 
 /* cong_avoid: 1 if this ACK must not grow cwnd (it acks paced, red, data). */

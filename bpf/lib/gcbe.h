@@ -639,12 +639,12 @@ HS_INLINE __u64 gcbe_flow_estimate_idle(struct gcbe *g, struct gcbe *bursts, int
 		saturated = g->plain_saturated;
 	}
 	if (paced) {
+		__u64 queued = idle ? gcbe_queued_rate(g) : 0;
+
+		/* For a restart: its queued runs saw the bottleneck where no cycle did. */
 		est = gcbe_median_of(g, values, saturated);
-		/* For a restart: its queued runs saw the bottleneck where no cycle did. (The
-		 * median taken once into a variable ahead of this test made s_bbr's program
-		 * exceed the verifier's million instructions.) */
-		if (idle && gcbe_queued_rate(g) > est)
-			est = gcbe_queued_rate(g);
+		if (queued > est)
+			est = queued;
 	} else {
 		/* A cycle that saturated the bottleneck read its rate; one that did not read
 		 * at most it: a Careful Resume jump's cycle reads the jump's own pacing rate,

@@ -17,6 +17,8 @@
 #define __ksym
 #define __kconfig
 #define __weak __attribute__((weak))
+#define __arg_trusted
+#define __arg_nonnull
 #define __uint(name, val) int (*name)[val]
 #define __type(name, val) __typeof__(val) *name
 
