@@ -159,7 +159,7 @@ enum hs_counter {
 	HS_RESTARTS,                /* careful restarts after an idle past the RTO (lib/restart.h): Unvalidated entered again */
 	HS_FAST_OPEN,               /* TCP Fast Open flows (init at the SYN, the source unproven): the kernel's, table untouched */
 	HS_PREFIX_HITS,             /* ... no entry of their own, but their /24 or /48's peers agree: started from that (lib/prefix.h) */
-	HS_SUSS_STARTS,             /* s_cubic: first contacts (no entry, no prefix) started as SUSS; their rounds are counted in suss's block */
+	HS_SUSS_STARTS,             /* s_cubic: first contacts (no entry, no prefix) started as SUSS (at their first write beyond cwnd); their rounds are counted in suss's block */
 	HS_STATEFUL_COUNTERS,
 };
 

@@ -14,6 +14,7 @@ struct hs_suss {
 	__u64 saved_max_pacing;     /* sk_max_pacing_rate before a pacing period capped it */
 	__u8 on;                    /* SUSS started on this flow (its state is live) */
 	__u8 window;                /* s_cubic: the override opens for its rounds (rwnd_override at init) */
+	__u8 armed;                 /* s_cubic: a true miss; the rounds start when it first has more to send than cwnd */
 };
 
 static __always_inline struct bictcp *hs_cubic_of(struct sock *sk)
@@ -21,17 +22,19 @@ static __always_inline struct bictcp *hs_cubic_of(struct sock *sk)
 	return (struct bictcp *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
 }
 
-/* At init (after cubictcp_init): the first round starts; the kernel's HyStart waits
- * while SUSS decides. Off with the `suss` knob or outside mode on: the kernel's
+/* At init (suss), or when a true miss first has more to send than its window
+ * (s_cubic): the first round starts; the kernel's HyStart waits while SUSS decides. Off with the `suss` knob or outside mode on: the kernel's
  * (f->on stays as the caller set it, 0). Returns f->on. */
 static __always_inline int hs_suss_begin(struct sock *sk, struct hs_suss *f, const struct hs_config *cfg,
 					 const struct hs_lab_config *lab)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
+	__u32 in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
 
 	if (!lab->suss || cfg->mode != HS_MODE_ON)
 		return 0;
-	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, lab->suss_k_max);
+	suss_start(&f->round, tp->snd_nxt, tp->tcp_mstamp, lab->suss_k_max,
+		   tp->snd_cwnd > in_flight ? tp->snd_cwnd - in_flight : 1);
 	f->saved_max_pacing = 0;
 	f->on = 1;
 	hs_cubic_of(sk)->found = 1;

@@ -161,6 +161,40 @@ static void test_cold_flow_grows_as_suss_with_the_window_open(void)
 	      "the bottleneck's rate stored: %llu", entry(PEER) ? (unsigned long long)entry(PEER)->bw_bytes_per_s : 0ULL);
 }
 
+/* A first contact over TLS: the handshake flight and the wait for the request are
+ * app-limited rounds; SUSS's rounds start with the response, its first burst round 1,
+ * and accelerate as they do for a sender that writes at once. The packets the session
+ * ticket's ACK releases a round trip after that burst are no part of its train, nor is
+ * the delayed ACK of its odd last segment. */
+static void test_cold_tls_exchange_starts_suss_with_the_response(void)
+{
+	__u32 max_field, growth, first_seq;
+
+	fresh();
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000);
+	host_ack_all(&a);
+	host_idle(RTT_US);
+	host_write(&a, 600);  /* the session ticket, in flight when the response is written */
+	host_idle(RTT_US / 10);
+	CHECK(counter(HS_SUSS_STARTS) == 0, "no SUSS start for the handshake flight and the ticket");
+	first_seq = a.tp.snd_nxt;
+	host_write(&a, 2000000);
+	CHECK(counter(HS_SUSS_STARTS) == 1 && flow_of(&a)->suss.round.round_first_seq == first_seq,
+	      "SUSS starts at the response: round 1 from %u (the response's first byte %u)",
+	      flow_of(&a)->suss.round.round_first_seq, first_seq);
+	host_ack(&a, 1);  /* the ticket's ACK frees room a round trip after the response's burst */
+	for (int i = 0; i < 4; i++)
+		host_ack(&a, 2);
+	host_idle(41000);
+	host_ack(&a, 1);  /* the burst's ninth, alone, at the receiver's delayed-ACK timer */
+	ack_all_watching(&a, &max_field, &growth);
+	CHECK(suss_counter(HS_SUSS_ACCELERATED_ROUNDS) >= 2, "accelerated rounds %llu",
+	      (unsigned long long)suss_counter(HS_SUSS_ACCELERATED_ROUNDS));
+	CHECK(growth >= 300, "a round grew %u %%", growth);
+	host_close(&a);
+}
+
 /* With the `suss` knob off, or the override off, the miss is the kernel's slow start
  * (2x per round), or SUSS without the window opened, until the receiver's 64 KB. */
 static void test_cold_flow_without_suss_or_the_override(void)
@@ -1148,6 +1182,7 @@ static void test_a_first_contact_starts_from_its_agreeing_prefix(void)
 int main(void)
 {
 	test_cold_flow_grows_as_suss_with_the_window_open();
+	test_cold_tls_exchange_starts_suss_with_the_response();
 	test_cold_flow_without_suss_or_the_override();
 	test_suss_window_ends_as_a_jumps_does();
 	test_warm_flow_jumps_to_the_saved_bdp();

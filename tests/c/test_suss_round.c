@@ -41,7 +41,7 @@ static void sim_init(struct sim *m, __u32 rtt_us, __u32 gap_us, __u32 k_max)
 	m->ssthresh = ~0U;
 	m->clamp = 100000;
 	m->extra_from_round = ~0U;
-	suss_start(&m->s, 0, 0, k_max);
+	suss_start(&m->s, 0, 0, k_max, 0);
 	m->hystart_found = 1;
 }
 
