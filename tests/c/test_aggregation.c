@@ -158,6 +158,19 @@ static void test_recorded_paced_tls_train(void)
 	      mbit(LINK_PAYLOAD_BPS));
 }
 
+/* s_bbr's keep-alive connection on the 5G-like link (180 Mbit/s, 20 ms), its first
+ * 64 KB response: BBR paced it at its start's 17 Mbit/s but for the initial window,
+ * whose ACKs came 53-84 us apart, the link's spacing, over 385 us in all: a restart reads
+ * the link from that run (the restart had jumped from 21 Mbit/s: 44.6 ms against bbr's
+ * 34.7 for the next 64 KB, RESULTS). */
+static void test_recorded_fast_link_burst(void)
+{
+	__u64 alone, agg, restart = 0, link = LINK_PAYLOAD_BPS * 18 / 10;
+
+	replay_as("s_bbr-5g-64k", 1, &alone, &agg, 0, &restart);
+	CHECK(within(restart, link, 8), "a restart's reading %.1f Mbit/s, the link's payload rate %.1f", mbit(restart), mbit(link));
+}
+
 /* Queued runs on made-up trains: a burst's ACKs at the bottleneck's spacing read its
  * rate; the same spacing from a paced sender (sent as fast as acked) is no run; ACKs
  * released together (2-3 us apart, as in a recorded retreat) amid normal ones, and a
@@ -421,6 +434,7 @@ int main(void)
 	test_recorded_jump_trains();
 	test_recorded_tls_train();
 	test_recorded_paced_tls_train();
+	test_recorded_fast_link_burst();
 	test_queued_runs();
 	test_recorded_paced_trains();
 	test_grid_edges();
