@@ -259,6 +259,12 @@ static __always_inline void hs_peer_of(const struct sock *sk, const struct hs_co
 	p->netns = cfg->one_table || net->ns.inum == NET_NS_INIT_INO ? 0 : net->net_cookie;
 }
 
+/* Packets in flight as tcp_packets_in_flight() counts them. */
+static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
 static __always_inline void hs_flow_key_of(const struct sock *sk, struct hs_flow_key *k)
 {
 	__builtin_memset(k, 0, sizeof(*k));

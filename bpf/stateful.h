@@ -325,11 +325,6 @@ static __always_inline void hs_set_startup(struct hs_start *st, __u8 startup)
 	hs_open_count(st, 1, startup);
 }
 
-static __always_inline __u32 hs_packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
-}
-
 /* What the flow would have in flight if its window allowed: what is in flight and
  * what the application wrote and the sender has not sent yet. */
 static __always_inline __u32 hs_packets_wanted(const struct tcp_sock *tp)

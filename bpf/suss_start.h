@@ -23,13 +23,14 @@ static __always_inline struct bictcp *hs_cubic_of(struct sock *sk)
 }
 
 /* At init (suss), or when a true miss first has more to send than its window
- * (s_cubic): the first round starts; the kernel's HyStart waits while SUSS decides. Off with the `suss` knob or outside mode on: the kernel's
- * (f->on stays as the caller set it, 0). Returns f->on. */
+ * (s_cubic): the first round starts; the kernel's HyStart waits while SUSS decides.
+ * Off with the `suss` knob or outside mode on: the kernel's (f->on stays as the
+ * caller set it, 0). Returns f->on. */
 static __always_inline int hs_suss_begin(struct sock *sk, struct hs_suss *f, const struct hs_config *cfg,
 					 const struct hs_lab_config *lab)
 {
 	struct tcp_sock *tp = (struct tcp_sock *)sk;
-	__u32 in_flight = tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+	__u32 in_flight = hs_packets_in_flight(tp);
 
 	if (!lab->suss || cfg->mode != HS_MODE_ON)
 		return 0;
