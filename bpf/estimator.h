@@ -27,7 +27,7 @@ static __always_inline __u64 hs_delivered_bytes(const struct tcp_sock *tp)
  * primary view, and storing the primary view alone (15-36 % low behind 8-16 ms of
  * aggregation). */
 static __always_inline void hs_estimator_init(struct hs_estimator *e, const struct tcp_sock *tp,
-					      const struct hs_lab_config *lab)
+					      const struct hs_lab_config *lab, int paced)
 {
 	/* One view at a time, kept apart from the caller's memset by compiler barriers:
 	 * clang merges adjacent memsets and writes out none this long for BPF. */
@@ -39,6 +39,7 @@ static __always_inline void hs_estimator_init(struct hs_estimator *e, const stru
 	e->last_delivered = hs_delivered_bytes(tp);
 	e->gcbe.min_span_us = lab->gcbe_min_span_us;
 	e->gcbe.merge_us = 0;
+	e->gcbe.runs = paced;  /* only a paced sender's restart reads them (hs_estimator_restart) */
 	e->bursts.min_span_us = lab->gcbe_min_span_us;
 	e->bursts.merge_us = GCBE_AGG_MERGE_US;
 }

@@ -138,7 +138,7 @@ static __always_inline void start_flow(struct sock *sk)
 		return;
 	}
 	__builtin_memset(flow, 0, __builtin_offsetof(struct s_bbr_flow, estimator));  /* clang: no longer memset */
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab, 1);
 	hs_begin(sk, HS_CC_S_BBR, &flow->start, &cfg, &lab, &s_bbr_policy);
 }
 

@@ -111,7 +111,7 @@ static __always_inline void start_flow(struct sock *sk)
 	__builtin_memset(flow, 0, __builtin_offsetof(struct s_cubic_flow, estimator));
 	flow->suss.on = flow->suss.armed = 0;
 	hs_guard_init(&flow->guard, ((struct inet_connection_sock *)sk)->icsk_ca_state, hs_tcp_sk(sk)->high_seq);
-	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab);
+	hs_estimator_init(&flow->estimator, hs_tcp_sk(sk), &lab, 0);
 	hs_begin(sk, HS_CC_S_CUBIC, &flow->start, &cfg, &lab, &s_cubic_policy);
 	if (flow->start.outcome == HS_MISSES && lab.startup) {
 		flow->suss.armed = 1;

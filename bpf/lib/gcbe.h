@@ -154,6 +154,8 @@ struct gcbe {
 	__u64 run_rates[GCBE_SAMPLES]; /* the flow's last queued runs' rates, bytes/s (ring) */
 	__u32 run_count;            /* queued runs counted over the flow */
 	__u32 run_next;             /* where the next goes in run_rates[] */
+	__u32 runs;                 /* 1: track queued runs (a paced sender's ACK view; only its restart reads them) */
+	__u32 pad3;
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
@@ -370,7 +372,7 @@ HS_INLINE void gcbe_close_run(struct gcbe *g)
 
 HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 acked, __u64 sent_us, __u64 idle)
 {
-	if (g->merge_us)
+	if (!g->runs)
 		return;
 	if (!sent_us || !gap || idle || sent_gap * GCBE_SATURATED_PCT >= gap * 100) {
 		gcbe_close_run(g);

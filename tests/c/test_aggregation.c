@@ -59,6 +59,7 @@ static __u64 replay_as(const char *name, int paced, __u64 *alone, __u64 *aggrega
 	views_init(&v);
 	views_init(&only);
 	only.bursts.merge_us = 0;
+	v.acks.runs = only.acks.runs = paced;  /* as hs_estimator_init: a paced sender's ACK view */
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;
@@ -174,21 +175,28 @@ static void test_recorded_fast_link_burst(void)
 /* Queued runs on made-up trains: a burst's ACKs at the bottleneck's spacing read its
  * rate; the same spacing from a paced sender (sent as fast as acked) is no run; ACKs
  * released together (2-3 us apart, as in a recorded retreat) amid normal ones, and a
- * run too short, count nothing. */
+ * run too short, count nothing; nor does a view that does not track runs. */
 static void test_queued_runs(void)
 {
 	struct gcbe g;
 	__u64 t, i;
 
-	memset(&g, 0, sizeof(g));
-	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
-	for (t = 10000, i = 0; i < 10; i++, t += 120)
-		gcbe_on_ack_sent(&g, t, 1448, 5000 + i, 50000);
-	gcbe_on_ack_sent(&g, t + 5000, 1448, 10000, 50000);  /* paced on: ends the run */
-	CHECK(g.run_count == 1 && within(gcbe_queued_rate(&g), 1448ULL * 1000000 / 120, 1), "a burst at 120 us per packet: %.1f Mbit/s",
-	      mbit(gcbe_queued_rate(&g)));
+	for (int runs = 1; runs >= 0; runs--) {
+		memset(&g, 0, sizeof(g));
+		g.runs = runs;
+		gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
+		for (t = 10000, i = 0; i < 10; i++, t += 120)
+			gcbe_on_ack_sent(&g, t, 1448, 5000 + i, 50000);
+		gcbe_on_ack_sent(&g, t + 5000, 1448, 10000, 50000);  /* paced on: ends the run */
+		if (runs)
+			CHECK(g.run_count == 1 && within(gcbe_queued_rate(&g), 1448ULL * 1000000 / 120, 1),
+			      "a burst at 120 us per packet: %.1f Mbit/s", mbit(gcbe_queued_rate(&g)));
+		else
+			CHECK(g.run_count == 0, "a view that does not track runs (s_cubic's) counts none: %u", g.run_count);
+	}
 
 	memset(&g, 0, sizeof(g));
+	g.runs = 1;
 	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
 	for (t = 10000, i = 0; i < 20; i++, t += 120)
 		gcbe_on_ack_sent(&g, t, 1448, t - 5000, 50000);
@@ -196,6 +204,7 @@ static void test_queued_runs(void)
 	CHECK(g.run_count == 0, "a paced sender: %.1f Mbit/s", mbit(gcbe_queued_rate(&g)));
 
 	memset(&g, 0, sizeof(g));
+	g.runs = 1;
 	gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
 	for (t = 10000, i = 0; i < 12; i++, t += 2 + (i & 1))
 		gcbe_on_ack_sent(&g, t, 1448, 5000 + i, 50000);
