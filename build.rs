@@ -32,20 +32,12 @@ fn main() {
     println!("cargo:include={}:{libbpf_include}:{}", out.display(), bpf_dir.display());
     println!("cargo:cflags={}", CFLAGS.join(" "));
     for prog in PROGRAMS {
-        let src = format!("bpf/{prog}.bpf.c");
-        let obj = out.join(format!("{prog}.bpf.o"));
-        let status = Command::new("clang")
-            .args(CFLAGS)
-            .arg(format!("-I{}", out.display()))
-            .arg(format!("-I{libbpf_include}"))
-            .arg("-Ibpf")
-            .args(["-c", &src, "-o"])
-            .arg(&obj)
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run clang ({e}): run scripts/setup.sh (apt-get install clang)"));
-        assert!(status.success(), "clang failed on {src}");
+        let includes = [out.display().to_string(), libbpf_include.clone(), bpf_dir.display().to_string()];
+        compile_bpf(&format!("bpf/{prog}.bpf.c"), &out.join(format!("{prog}.bpf.o")), CFLAGS.iter().copied(), includes);
     }
 }
+
+include!("bpf/compile.rs");
 
 /// HEADSTART_GIT_COMMIT: the commit built, "+dirty" with uncommitted changes, for
 /// run.json (what a measurement ran with). "unknown" outside a git checkout.
