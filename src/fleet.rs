@@ -10,7 +10,8 @@
 //! lifetime as its TTL (what a server that starts or comes back reads) and a message on
 //! one channel (what the others apply at once). Other servers' entries go into the
 //! table through the kernel's apply program (bpf/fleet.bpf.c), under the rules a flow's
-//! own store passes: a Redis that lies can do what a lying peer can. Redis down: the
+//! own store passes: a Redis that lies can do what a lying peer can, and no faster than
+//! MAX_APPLIES_PER_S (the newest entry per peer waits its turn). Redis down: the
 //! latest change per peer waits (bounded), the host works alone, and on its return the
 //! agent writes what waited and reads every key again.
 
@@ -38,6 +39,13 @@ const REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 /// The agent drains the ring, writes and applies on this clock: a session's next
 /// connection comes a think time (100s of ms) after the last one's store.
 const TICK: Duration = Duration::from_millis(10);
+/// Other servers' entries applied per second, at most: an apply is one BPF_PROG_RUN, so
+/// whatever Redis sends (a flood from a compromised one) costs a bounded share of a
+/// core. An honest fleet of 20 servers at their own write budget stays below it.
+const MAX_APPLIES_PER_S: usize = 10_000;
+/// Entries waiting to be applied, at most (the newest per peer); beyond, the agent reads
+/// no more from Redis until some are applied.
+const MAX_WAITING_APPLIES: usize = 200_000;
 
 /// `[fleet]` in headstart.toml.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -230,8 +238,54 @@ impl Publisher {
     }
 }
 
+/// Other servers' entries on their way into the table: the newest per peer waits, and
+/// at most a budget of them goes in per tick, oldest first. Pure.
+#[derive(Default)]
+pub struct Applier {
+    waiting: HashMap<(usize, IpAddr), Shared>,
+    order: VecDeque<(usize, IpAddr)>,
+    /// Entries replaced while waiting by a newer one for the same peer.
+    pub merged: u64,
+}
+
+impl Applier {
+    /// An entry from Redis for the table of served namespace `k`.
+    pub fn offer(&mut self, k: usize, s: Shared) {
+        if let Some(w) = self.waiting.get_mut(&(k, s.addr)) {
+            self.merged += 1;
+            if s.stored_ms >= w.stored_ms {
+                *w = s;
+            }
+            return;
+        }
+        self.order.push_back((k, s.addr));
+        self.waiting.insert((k, s.addr), s);
+    }
+
+    pub fn full(&self) -> bool {
+        self.waiting.len() >= MAX_WAITING_APPLIES
+    }
+
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Up to `budget` entries to apply now, in the order their peers came.
+    pub fn due(&mut self, budget: usize) -> Vec<(usize, Shared)> {
+        let mut out = Vec::new();
+        while out.len() < budget {
+            let Some(key) = self.order.pop_front() else { break };
+            if let Some(s) = self.waiting.remove(&key) {
+                out.push((key.0, s));
+            }
+        }
+        out
+    }
+}
+
 /// What `headstart fleet status` shows (the agent writes it every second).
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct FleetStatus {
     pub host_id: String,
     pub redis: String,
@@ -255,6 +309,10 @@ pub struct FleetStatus {
     pub deleted: u64,
     pub older: u64,
     pub refused: u64,
+    /// Waiting to be applied (the apply budget, MAX_APPLIES_PER_S), and replaced while
+    /// waiting by a newer entry for the same peer.
+    pub apply_waiting: u64,
+    pub apply_merged: u64,
     /// Time from another server's store to its entry here, ms: the last and the largest
     /// since the agent started.
     pub lag_ms_last: u64,
@@ -273,7 +331,7 @@ impl FleetStatus {
         let age_s = (sys::unix_ms().saturating_sub(self.updated_unix_ms)) as f64 / 1000.0;
         let stale = if age_s > 5.0 { format!(" (STALE: written {age_s:.0} s ago; is the agent running?)") } else { String::new() };
         format!(
-            "fleet agent {}{} -> {} ({}){stale}\npublished {} of {} store events ({} unchanged, {} waiting, {} dropped), {} Redis writes\napplied {} entries of other servers, deleted {}, kept newer {}, refused {}; lag last {} ms, max {} ms\nerrors {}{}",
+            "fleet agent {}{} -> {} ({}){stale}\npublished {} of {} store events ({} unchanged, {} waiting, {} dropped), {} Redis writes\napplied {} entries of other servers, deleted {}, kept newer {}, refused {} ({} waiting, {} replaced while waiting); lag last {} ms, max {} ms\nerrors {}{}",
             self.host_id,
             self.netns.as_deref().map(|n| format!(" in {n}")).unwrap_or_default(),
             self.redis,
@@ -288,6 +346,8 @@ impl FleetStatus {
             self.deleted,
             self.older,
             self.refused,
+            self.apply_waiting,
+            self.apply_merged,
             self.lag_ms_last,
             self.lag_ms_max,
             self.errors,
@@ -584,6 +644,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let mut last_status = Instant::now() - Duration::from_secs(2);
+    let mut applier = Applier::default();
     loop {
         ring.consume().map_err(|e| anyhow::anyhow!("draining the store ring: {e}"))?;
         let drained: Vec<abi::StoreEvent> = std::mem::take(&mut *events.borrow_mut());
@@ -603,9 +664,17 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
                 });
             }
         }
+        // What other servers sent, for a tick (less when the queue is full: Redis waits).
         let deadline = Instant::now() + TICK;
-        while let Ok((k, s)) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            let now_ms = sys::unix_ms();
+        while !applier.full() {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok((k, s)) => applier.offer(k, s),
+                Err(_) => break,
+            }
+        }
+        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        let now_ms = sys::unix_ms();
+        for (k, s) in applier.due(MAX_APPLIES_PER_S * TICK.as_millis() as usize / 1000) {
             let entry = abi::FleetEntry {
                 peer: abi::PeerKey { bytes: table::addr_to_key(s.addr), netns: keys[k] },
                 bw_bytes_per_s: s.bw_bytes_per_s,
@@ -614,7 +683,18 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
                 flags: s.flags,
                 verdict: 0,
             };
-            let verdict = apply.apply(&entry)?;
+            // An apply that fails is counted and the agent goes on: the host's own
+            // table works without the fleet's entries.
+            let verdict = match apply.apply(&entry) {
+                Ok(v) => v,
+                Err(e) => {
+                    if let Ok(mut st) = shared.status.lock() {
+                        st.errors += 1;
+                        st.last_error = Some(format!("applying an entry: {e:#}"));
+                    }
+                    continue;
+                }
+            };
             let mut st = shared.status.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
             match verdict {
                 abi::FLEET_APPLIED => {
@@ -625,9 +705,6 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
                 abi::FLEET_DELETED => st.deleted += 1,
                 abi::FLEET_OLDER => st.older += 1,
                 _ => st.refused += 1,
-            }
-            if Instant::now() >= deadline {
-                break;
             }
         }
         if last_status.elapsed() >= Duration::from_secs(1) {
@@ -640,6 +717,7 @@ pub fn run(cfg: FleetConfig, opts: AgentOptions) -> Result<()> {
                 }
                 let mut st = shared.status.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
                 (st.events, st.suppressed, st.dropped, st.pending) = (events, suppressed, dropped, pending);
+                (st.apply_waiting, st.apply_merged) = (applier.waiting() as u64, applier.merged);
                 st.updated_unix_ms = sys::unix_ms();
                 st.clone()
             };
@@ -704,6 +782,25 @@ mod tests {
         assert_eq!(p.pending(), 1000, "a failed write waits again");
         let again = p.due(0, 25);
         assert_eq!(again[0].addr, "10.1.0.0".parse::<IpAddr>().unwrap(), "in the order they came");
+    }
+
+    #[test]
+    fn applies_keep_the_newest_per_peer_and_the_budget() {
+        let mut a = Applier::default();
+        for i in 0..300u64 {
+            a.offer(0, change(&format!("10.2.{}.{}", i / 250, i % 250), 1_000_000, 50_000, i));
+        }
+        // A flood for one peer: one entry waits, the newest; an older one late changes nothing.
+        for t in [1000, 3000, 2000] {
+            a.offer(0, change("10.2.0.0", t * 1000, 50_000, t));
+        }
+        a.offer(1, change("10.2.0.0", 7, 50_000, 1)); // another namespace's table: its own
+        assert_eq!((a.waiting(), a.merged), (301, 3));
+        let first = a.due(100);
+        assert_eq!(first.len(), 100, "the budget holds");
+        assert_eq!((first[0].0, first[0].1.bw_bytes_per_s), (0, 3_000_000), "the newest for the peer, in its place");
+        assert_eq!(a.due(1000).len(), 201);
+        assert_eq!(a.waiting(), 0);
     }
 
     #[test]

@@ -1798,6 +1798,47 @@ fn a_poisoned_fleet_entry_is_bounded_as_a_lying_peers() {
     fails(&["fleet", "run", "--redis", "http://x/"], "fleet.redis");
 }
 
+/// A Redis that floods the channel (30,000 entries at once, as a compromised one could):
+/// the agent applies them at its budget (MAX_APPLIES_PER_S, 10 k/s: so not in less than
+/// 3 s), stays alive and takes all of them in the end; the newest entry of a peer sent
+/// many times is the one applied.
+#[test]
+fn a_flood_from_redis_is_applied_at_the_agents_budget() {
+    let f = Fresh::new("fleet-flood");
+    ok(&["load"]);
+    let ns = TestNetns::new("hs-e2e-flood");
+    let (_redis, port) = redis_server(None);
+    let (_agent, status) = fleet_agent(&f, port, "a", &ns);
+    let client = redis::Client::open(format!("redis://hs:hs-secret@127.0.0.1:{port}/")).unwrap();
+    let mut con = client.get_connection().unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+    let mut flood = redis::pipe();
+    for i in 0..30_000u32 {
+        flood.cmd("PUBLISH").arg("hs-e2e:stores").arg(format!("10.{}.{}.{} v1 evil 1250000 50000 0 {now_ms}", 64 + i / 65536, (i / 256) % 256, i % 256)).ignore();
+    }
+    for bw in [2_500_000u64, 5_000_000, 3_750_000] {
+        flood.cmd("PUBLISH").arg("hs-e2e:stores").arg(format!("10.63.0.1 v1 evil {bw} 50000 0 {}", now_ms + bw / 1000)).ignore();
+    }
+    let started = std::time::Instant::now();
+    flood.query::<()>(&mut con).unwrap();
+    let deadline = started + Duration::from_secs(20);
+    let v = loop {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&status).unwrap_or_default()).unwrap_or_default();
+        if v["applied"].as_u64().unwrap_or(0) >= 30_001 {
+            break v;
+        }
+        assert!(std::time::Instant::now() < deadline, "the flood never went in: {v}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(2900), "30,001 applies in {took:?}: faster than 10 k/s");
+    assert_eq!(v["errors"].as_u64(), Some(0), "{v}");
+    let e: serde_json::Value = serde_json::from_slice(&hs(&["table", "get", "10.63.0.1", "--netns", &ns.0, "--json"]).stdout).unwrap();
+    assert_eq!(e["bw_bytes_per_s"].as_u64(), Some(5_000_000), "the newest of the peer's three entries");
+    let st = ok(&["fleet", "status", "--status-file", status.to_str().unwrap()]);
+    assert!(st.contains("(connected)"), "alive and connected after the flood: {st}");
+}
+
 /// rediss://: an operator's Redis behind TLS with a private CA. The agent trusts what
 /// the system trusts (or SSL_CERT_FILE): with the CA it connects and applies another
 /// server's entry; without it, it never connects and says why, and the host works alone.
