@@ -156,11 +156,7 @@ void BPF_PROG(s_bbr_init, struct sock *sk)
  * bound (a paced 256 KB response read 45 of 100 Mbit/s): the jump keeps STARTUP's
  * pace where that is faster (restart_pace), its window the estimate's BDP, which
  * bounds the queue; paced at the estimate, a 256 KB response took 95 ms against bbr's
- * 87. From STARTUP without a loss the window is at least the one BBR kept, up to
- * twice the estimate's, paced at most at twice the estimate (lib/restart.h): with the
- * estimate's window alone a 64 KB response on the 5G-like link waited a round trip
- * for its last segments (44.5 ms, bbr 34.8). At the jump's first ACK BBR leaves
- * STARTUP (restart_cruise). */
+ * 87. At the jump's first ACK BBR leaves STARTUP (restart_cruise). */
 static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flow *flow)
 {
 	struct bbr *bbr = bbr_of(sk);
@@ -173,8 +169,6 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flo
 	flow->startup_pacing = bbr->mode == BBR_STARTUP ? sk->sk_pacing_rate : 0;
 	if (!hs_restart_after_idle(hs_tcp_sk(sk), &flow->start, bw, min_rtt))
 		return;
-	if (flow->startup_pacing && !tp->total_retrans)
-		flow->start.restart_floor_cwnd = hs_restart_floor(tp->snd_cwnd, flow->start.armed_cwnd);
 	units = hs_bbr_bw_from_Bps(flow->start.cached_Bps, tp->mss_cache);  /* the restart's rate (hs_recon) */
 	if (units > bbr->bw.s[0].v)
 		bbr_set_max_bw(bbr, units);
@@ -184,12 +178,8 @@ static __always_inline void restart_after_idle(struct sock *sk, struct s_bbr_flo
  * each resetting the pace to the estimate's): STARTUP's pace, where faster. */
 static __always_inline void restart_pace(struct sock *sk, const struct s_bbr_flow *flow)
 {
-	__u64 pace = flow->startup_pacing;
-
-	if (flow->start.restart_floor_cwnd)
-		pace = hs_restart_pace(pace, flow->start.cached_Bps);
-	if (flow->start.restarting && flow->start.startup && pace > sk->sk_pacing_rate)
-		sk->sk_pacing_rate = pace;
+	if (flow->start.restarting && flow->start.startup && flow->startup_pacing > sk->sk_pacing_rate)
+		sk->sk_pacing_rate = flow->startup_pacing;
 }
 
 /* At a restart's first ACK: BBR goes on in PROBE_BW, cruising, from the rate the

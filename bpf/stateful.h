@@ -75,7 +75,6 @@ struct hs_start {
 	__u32 outcome;              /* enum hs_counter deciding how the start went */
 	__u32 start_cwnd;           /* the window the jump began with */
 	__u32 restart_rtt_us;       /* a restart's RTT: the flow's min RTT before the idle */
-	__u32 restart_floor_cwnd;   /* a restart's least window (s_bbr from STARTUP: lib/restart.h hs_restart_floor) */
 	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
 	__u32 prior_overshoots;     /* the entry's overshoots when it was looked up */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
@@ -560,10 +559,6 @@ static __always_inline struct hs_jump hs_size_jump(const struct tcp_sock *tp, co
 	j.data_cut = need && need < j.cwnd;
 	if (j.data_cut)
 		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
-	if (st->restarting && need && st->restart_floor_cwnd > j.cwnd) {
-		j.cwnd = need < st->restart_floor_cwnd ? need : st->restart_floor_cwnd;
-		j.data_cut = need <= j.cwnd;
-	}
 	/* Beside the peer's flows in flight, each jump is paced at its window per RTT:
 	 * the budget bounds their windows' sum by the BDP, so their rates sum to at most
 	 * the path's. Paced at the room's rate, six browser connections' jumps overlapped
@@ -746,8 +741,7 @@ HS_SUBPROG int hs_try_jump(struct tcp_sock *tp __arg_trusted, struct hs_start *s
 	__u32 outcome, wanted, limit;
 	int cut = 0;
 
-	if (st->startup && st->resume.phase == HS_PHASE_UNVALIDATED &&
-	    tp->snd_cwnd < hs_max_u32(st->armed_cwnd, st->restarting ? st->restart_floor_cwnd : 0)) {
+	if (st->startup && st->resume.phase == HS_PHASE_UNVALIDATED && tp->snd_cwnd < st->armed_cwnd) {
 		hs_extend_jump(sk, st, pol);
 		return 0;
 	}
@@ -869,7 +863,6 @@ HS_SUBPROG int hs_restart_after_idle(struct tcp_sock *tp __arg_trusted, struct h
 	st->restarting = 1;
 	st->from_prefix = 0;  /* restart_from is the restart's now */
 	st->restart_rtt_us = own_rtt_us;
-	st->restart_floor_cwnd = 0;
 	if (hs_recon(tp, st, from, &cfg, &lab, pol, &alone, &in, 0) != HS_JUMPS) {
 		st->restarting = 0;
 		return 0;

@@ -52,25 +52,4 @@ HS_INLINE enum hs_restart_from hs_restart_source(int own_ok, __u64 own_until_ns,
 	return own_ok ? HS_RESTART_OWN : HS_RESTART_NONE;
 }
 
-/* A restart from BBR's STARTUP (s_bbr): BBR itself sends the window it kept across the
- * idle (the kernel never restarts a cong_control's), unchecked, at STARTUP's pace. If
- * the flow never lost a packet its estimate is a lower bound (a 64 KB response on a
- * 180 Mbit/s path read 18-20): the restart sends no less than that window, up to twice
- * its estimate's, paced at STARTUP's rate up to twice the estimate (hs_restart_pace):
- * over a path no slower than the estimate, at most the estimate's BDP queues. After a
- * loss the estimate has met the path's limit and the restart keeps to it: with the
- * floor there, every 4 MB restart into a 1-BDP buffer lost (34 segments each, bbr
- * 763) and retreated. */
-HS_INLINE __u32 hs_restart_floor(__u32 kept_cwnd, __u32 est_cwnd)
-{
-	__u32 cap = 2 * est_cwnd;
-
-	return kept_cwnd < cap ? kept_cwnd : cap;
-}
-
-HS_INLINE __u64 hs_restart_pace(__u64 startup_Bps, __u64 est_Bps)
-{
-	return startup_Bps < 2 * est_Bps ? startup_Bps : 2 * est_Bps;
-}
-
 #endif

@@ -900,36 +900,6 @@ static void test_restart_without_the_sysctl_is_the_same_restart(void)
 	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 1;
 }
 
-/* A restart from BBR's STARTUP (s_bbr sets restart_floor_cwnd, lib/restart.h) sends
- * no less than the window the controller kept, up to twice its estimate's window,
- * also when the application writes the response in 16 KB TLS records. */
-static void test_restart_from_startup_sends_the_kept_window(void)
-{
-	struct s_cubic_flow *f;
-	__u32 floor, armed, i;
-
-	CHECK(hs_restart_floor(40, 34) == 40 && hs_restart_floor(80, 34) == 68, "the kept window, at most twice the estimate's");
-	CHECK(hs_restart_pace(300, 100) == 200 && hs_restart_pace(150, 100) == 150, "STARTUP's pace, at most twice the estimate");
-	fresh();
-	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 0;  /* the old window kept, as BBR's always is */
-	serve_then_idle(&a);
-	host_write(&a, 1000);  /* within IW: the restart is armed, no jump */
-	f = flow_of(&a);
-	CHECK(f->start.restarting && f->start.armed && a.tp.packets_out == 1, "armed, one packet out");
-	armed = f->start.armed_cwnd;
-	floor = hs_restart_floor(a.tp.snd_cwnd, armed);
-	CHECK(floor == 2 * armed, "the old window is larger: twice %u", armed);
-	f->start.restart_floor_cwnd = floor;
-	for (i = 0; i < 128; i++)
-		host_write(&a, 16384);
-	CHECK(counter(HS_RESTARTS) == 1 && a.tp.packets_out >= floor - 1 && a.tp.packets_out <= floor,
-	      "the floor in the first RTT: sent %u, floor %u, estimate's %u", a.tp.packets_out, floor, armed);
-	host_ack_all(&a);
-	CHECK(counter(HS_VALIDATED) == 1, "validated %llu", (unsigned long long)counter(HS_VALIDATED));
-	host_close(&a);
-	init_net.ipv4.sysctl_tcp_slow_start_after_idle = 1;
-}
-
 /* The path's rate fell to a fifth during the idle: the restart's jump is delivered
  * at that rate, and the rate test retreats to what the path delivers. */
 static void test_restart_into_a_slower_path_retreats(void)
@@ -1241,7 +1211,6 @@ int main(void)
 	test_idle_then_a_burst_resumes_at_the_flows_rate();
 	test_restart_without_the_sysctl_is_the_same_restart();
 	test_restart_into_a_slower_path_retreats();
-	test_restart_from_startup_sends_the_kept_window();
 	test_short_idle_or_small_write_restarts_nothing();
 	test_restart_takes_a_newer_entry();
 	test_a_fast_open_flow_touches_nothing();
