@@ -222,11 +222,6 @@ HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *satur
 	return gcbe_cycle_estimate_idle(g, saturated, 1);
 }
 
-HS_INLINE __u64 gcbe_cycle_estimate(const struct gcbe *g)
-{
-	return gcbe_cycle_estimate_saturated(g, 0);
-}
-
 /* The current cycle's busy interior rate if the cycle was aggregated, else 0. */
 HS_INLINE __u64 gcbe_cycle_interior_rate(const struct gcbe *g)
 {
@@ -269,11 +264,6 @@ HS_INLINE void gcbe_push_both(struct gcbe *g, __u64 estimate, __u32 saturated, _
 HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
 {
 	gcbe_push_both(g, estimate, saturated, estimate, saturated);
-}
-
-HS_INLINE void gcbe_push(struct gcbe *g, __u64 estimate)
-{
-	gcbe_push_saturated(g, estimate, 0);
 }
 
 /* Closes the current cycle: its estimate, with and without the idle time, pushed if
@@ -507,12 +497,6 @@ HS_INLINE __u64 gcbe_on_ack_sent(struct gcbe *g, __u64 now_us, __u64 acked, __u6
 	return est;
 }
 
-/* An ACK whose send times are not known: ACK timing alone. */
-HS_INLINE __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64 cycle_us)
-{
-	return gcbe_on_ack_sent(g, now_us, acked, 0, cycle_us);
-}
-
 /* At termination: the burst being gathered is the last arrival; then the unfinished
  * cycle is evaluated if it can say anything. */
 HS_INLINE void gcbe_finish(struct gcbe *g)
@@ -526,18 +510,6 @@ HS_INLINE void gcbe_finish(struct gcbe *g)
 		return;
 	gcbe_close_cycle(g);
 	g->acks = 0;
-}
-
-/* Eq. 8: the maximum of the last L estimates; 0 if there is none. */
-HS_INLINE __u64 gcbe_best(const struct gcbe *g)
-{
-	__u64 best = 0;
-	__u32 n = g->nsamples < GCBE_SAMPLES ? g->nsamples : GCBE_SAMPLES;
-
-	for (__u32 i = 0; i < GCBE_SAMPLES; i++)
-		if (i < n && g->samples[i] > best)
-			best = g->samples[i];
-	return best;
 }
 
 /* The lower median of the first n (at most GCBE_SAMPLES) values whose mask bit is set. */
@@ -590,15 +562,6 @@ HS_INLINE __u64 gcbe_median(const struct gcbe *g)
 HS_INLINE __u64 gcbe_queued_rate(const struct gcbe *g)
 {
 	return gcbe_median_n(g->run_rates, g->run_count < GCBE_SAMPLES ? g->run_count : GCBE_SAMPLES, ~0U);
-}
-
-/* The median of the last L estimates that saturated the bottleneck (0 if none). For a
- * paced sender: its cycles paced below the bottleneck read the pacing rate, which
- * only says the path is at least that fast (s_bbr stores the higher of this and
- * BBR's own estimate, which already keeps the best delivery rate of those). */
-HS_INLINE __u64 gcbe_saturated_median(const struct gcbe *g)
-{
-	return gcbe_median_of(g, g->samples, g->saturated);
 }
 
 /* The median interior rate of the last L cycles that were aggregated (merge_us), of a

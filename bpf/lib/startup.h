@@ -19,24 +19,6 @@ HS_INLINE __u64 hs_bdp_packets(__u64 bw_Bps, __u32 rtt_us, __u32 mss)
 	return bw_Bps * rtt_us / HS_USEC_PER_SEC / mss;
 }
 
-/* The first RTT's window on a hit: cwnd = cached bw x cached min RTT, never below the
- * initial window (a tiny path gains nothing) nor above max_cwnd (the operator's cap,
- * knob max_start_cwnd; Careful Resume's "max jump") or HS_MAX_START_CWND. */
-HS_INLINE __u32 hs_start_cwnd(__u64 bw_Bps, __u32 rtt_us, __u32 mss, __u32 max_cwnd)
-{
-	__u64 bdp = hs_bdp_packets(bw_Bps, rtt_us, mss);
-
-	if (max_cwnd > HS_MAX_START_CWND)
-		max_cwnd = HS_MAX_START_CWND;
-	if (max_cwnd < HS_INIT_CWND)
-		max_cwnd = HS_INIT_CWND;
-	if (bdp < HS_INIT_CWND)
-		return HS_INIT_CWND;
-	if (bdp > max_cwnd)
-		return max_cwnd;
-	return (__u32)bdp;
-}
-
 /* Eq. 3: when the first ACK ends the startup, cwnd = max(packets in flight, IW). */
 HS_INLINE __u32 hs_startup_exit_cwnd(__u32 in_flight)
 {

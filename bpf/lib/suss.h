@@ -67,24 +67,4 @@ HS_INLINE __u64 suss_pacing_rate(__u32 cwnd_pkts, __u32 mss, __u32 min_rtt_us)
 	return (__u64)cwnd_pkts * mss * HS_USEC_PER_SEC / min_rtt_us;
 }
 
-/* Eq. 12: guard_i = S^B_i / (2 cwnd_i) x minRTT - dt_blue / 2 (0 if negative). */
-HS_INLINE __u64 suss_guard_us(__u32 blue_pkts, __u32 cwnd_pkts, __u32 min_rtt_us, __u64 dt_blue_us)
-{
-	__u64 half_share;
-
-	if (!cwnd_pkts)
-		return 0;
-	half_share = (__u64)blue_pkts * min_rtt_us / (2ULL * cwnd_pkts);
-	return half_share > dt_blue_us / 2 ? half_share - dt_blue_us / 2 : 0;
-}
-
-/* Eq. 10 as the paper writes it: the red (paced) data of round i,
- * S^R_i = G_i x S^R_{i-1} + (G_i - 2) x 2^(i-2) x iw, for i >= 2. */
-HS_INLINE __u64 suss_red_pkts(__u32 g, __u64 red_prev, __u32 round, __u32 iw)
-{
-	if (round < 2)
-		return 0;
-	return g * red_prev + (__u64)(g - 2) * ((__u64)iw << (round - 2));
-}
-
 #endif

@@ -3,7 +3,7 @@
  * a flow runs, and crafted grids at the rules' edges. Run from tests/c. */
 #include <stdio.h>
 #include <string.h>
-#include "../../bpf/lib/gcbe.h"
+#include "gcbe_views.h"
 #include "../../bpf/lib/tuned.h"
 #include "check.h"
 

@@ -2,7 +2,7 @@
  * They feed crafted ACK sequences and check the arithmetic against the papers. */
 #include <stdio.h>
 #include <string.h>
-#include "../../bpf/lib/gcbe.h"
+#include "gcbe_views.h"
 #include "../../bpf/lib/startup.h"
 #include "../../bpf/lib/suss.h"
 #include "../../bpf/lib/shadow.h"
@@ -135,8 +135,6 @@ static void test_large_numbers(void)
 	/* 10 Gbit/s and a 1 s RTT: 1.25e9 B/s x 1e6 us must not overflow. */
 	__u64 bw = 1250000000ULL;
 	CHECK(hs_bdp_packets(bw, 1000000, 1448) == 863259, "BDP %llu", (unsigned long long)hs_bdp_packets(bw, 1000000, 1448));
-	CHECK(hs_start_cwnd(bw, 1000000, 1448, HS_MAX_START_CWND) == 863259, "start cwnd");
-	CHECK(hs_start_cwnd(bw * 100, 1000000, 1448, ~0U) == HS_MAX_START_CWND, "capped");
 	/* A GCBE cycle of one second at 10 Gbit/s. */
 	struct gcbe g;
 	memset(&g, 0, sizeof(g));
@@ -150,14 +148,6 @@ static void test_large_numbers(void)
 
 static void test_startup_rules(void)
 {
-	/* 100 Mbit/s x 50 ms = 625,000 B = 431 packets of 1448 B. */
-	CHECK(hs_start_cwnd(12500000, 50000, 1448, HS_MAX_START_CWND) == 431, "BDP cwnd %u",
-	      hs_start_cwnd(12500000, 50000, 1448, HS_MAX_START_CWND));
-	CHECK(hs_start_cwnd(100000, 10000, 1448, HS_MAX_START_CWND) == HS_INIT_CWND, "tiny path starts at IW");
-	CHECK(hs_start_cwnd(12500000, 50000, 0, HS_MAX_START_CWND) == HS_INIT_CWND, "no MSS: IW");
-	/* The operator's cap (max_start_cwnd) bounds the jump, never below IW. */
-	CHECK(hs_start_cwnd(12500000, 50000, 1448, 200) == 200, "capped at 200");
-	CHECK(hs_start_cwnd(12500000, 50000, 1448, 3) == HS_INIT_CWND, "a cap below IW is IW");
 	CHECK(hs_startup_exit_cwnd(3) == 10 && hs_startup_exit_cwnd(400) == 400, "eq. 3");
 	CHECK(!hs_worth_storing(12500000, 1000, 1448), "BDP 8 packets is not worth storing");
 	CHECK(hs_worth_storing(12500000, 50000, 1448), "431 packets is");
@@ -186,7 +176,6 @@ static void test_suss_worked_example(void)
 	__u32 cwnd_prev = iw, blue_prev = iw;     /* round 1: all of iw is blue */
 	__u32 cwnd = iw, blue = iw;
 	__u32 g[5] = {0};
-	__u64 red = 0;
 
 	for (__u32 round = 2; round <= 4; round++) {
 		/* The blue ACKs of round i return over blue_prev x 0.5 ms; eq. 9 scales that
@@ -196,9 +185,6 @@ static void test_suss_worked_example(void)
 		g[round] = gi;
 		blue = 2 * blue_prev;                    /* S^B_i = iw x 2^(i-1) */
 		cwnd = gi * cwnd_prev;
-		red = suss_red_pkts(gi, red, round, iw);
-		CHECK(red == (__u64)cwnd - blue, "eq. 10 round %u: red %llu, cwnd - blue %u", round,
-		      (unsigned long long)red, cwnd - blue);
 		if (round == 2)
 			CHECK(cwnd == 4 * iw, "cwnd_2 = 4 iw, got %u", cwnd);
 		if (round == 3)
@@ -209,10 +195,6 @@ static void test_suss_worked_example(void)
 	CHECK(g[2] == 4 && g[3] == 4 && g[4] == 2, "G2 G3 G4 = %u %u %u, expected 4 4 2", g[2], g[3], g[4]);
 	/* Round 2's pacing period: 2 iw of red in half a minRTT at cwnd_2 / minRTT (eq. 11). */
 	CHECK(suss_pacing_rate(40, 1448, 100000) == 40ULL * 1448 * 10, "eq. 11 rate");
-	/* Lemma 1: whenever G > 2, guard >= S^B / (4 cwnd) x minRTT. */
-	__u64 guard = suss_guard_us(20, 40, 100000, 5000);
-	CHECK(guard == 22500, "eq. 12 guard %llu", (unsigned long long)guard);
-	CHECK(guard >= 20ULL * 100000 / (4 * 40), "lemma 1");
 }
 
 static void test_suss_conditions(void)
