@@ -244,7 +244,7 @@ impl Publisher {
 pub struct Applier {
     waiting: HashMap<(usize, IpAddr), Shared>,
     order: VecDeque<(usize, IpAddr)>,
-    /// Entries replaced while waiting by a newer one for the same peer.
+    /// Entries for a peer that already had one waiting (the newer of the two stays).
     pub merged: u64,
 }
 
@@ -309,8 +309,8 @@ pub struct FleetStatus {
     pub deleted: u64,
     pub older: u64,
     pub refused: u64,
-    /// Waiting to be applied (the apply budget, MAX_APPLIES_PER_S), and replaced while
-    /// waiting by a newer entry for the same peer.
+    /// Waiting to be applied (the apply budget, MAX_APPLIES_PER_S), and merged with the
+    /// entry already waiting for the same peer (the newer kept).
     pub apply_waiting: u64,
     pub apply_merged: u64,
     /// Time from another server's store to its entry here, ms: the last and the largest
@@ -331,7 +331,7 @@ impl FleetStatus {
         let age_s = (sys::unix_ms().saturating_sub(self.updated_unix_ms)) as f64 / 1000.0;
         let stale = if age_s > 5.0 { format!(" (STALE: written {age_s:.0} s ago; is the agent running?)") } else { String::new() };
         format!(
-            "fleet agent {}{} -> {} ({}){stale}\npublished {} of {} store events ({} unchanged, {} waiting, {} dropped), {} Redis writes\napplied {} entries of other servers, deleted {}, kept newer {}, refused {} ({} waiting, {} replaced while waiting); lag last {} ms, max {} ms\nerrors {}{}",
+            "fleet agent {}{} -> {} ({}){stale}\npublished {} of {} store events ({} unchanged, {} waiting, {} dropped), {} Redis writes\napplied {} entries of other servers, deleted {}, kept newer {}, refused {} ({} waiting, {} merged while waiting); lag last {} ms, max {} ms\nerrors {}{}",
             self.host_id,
             self.netns.as_deref().map(|n| format!(" in {n}")).unwrap_or_default(),
             self.redis,

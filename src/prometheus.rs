@@ -50,6 +50,8 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_mode", kind: "gauge", help: "The operator's mode (on, off, shadow): 1 for the one in force." },
     Family { name: "headstart_fleet_published_total", kind: "counter", help: "Fleet agent: this server's entries written to Redis." },
     Family { name: "headstart_fleet_applied_total", kind: "counter", help: "Fleet agent: other servers' entries, by verdict (applied, deleted, older, refused)." },
+    Family { name: "headstart_fleet_apply_waiting", kind: "gauge", help: "Fleet agent: other servers' entries waiting for the apply budget (10,000/s)." },
+    Family { name: "headstart_fleet_errors_total", kind: "counter", help: "Fleet agent: Redis errors and failed applies." },
     Family { name: "headstart_fleet_lag_ms", kind: "gauge", help: "Fleet agent: from another server's store to its entry here, the last one." },
     Family { name: "headstart_fleet_connected", kind: "gauge", help: "Fleet agent: 1 while Redis is reachable and the status is fresh." },
 ];
@@ -167,6 +169,8 @@ pub fn render() -> Result<String> {
         for (verdict, n) in [("applied", st.applied), ("deleted", st.deleted), ("older", st.older), ("refused", st.refused)] {
             samples.push(("headstart_fleet_applied_total", format!("headstart_fleet_applied_total{{verdict=\"{verdict}\"}} {n}")));
         }
+        samples.push(("headstart_fleet_apply_waiting", format!("headstart_fleet_apply_waiting {}", st.apply_waiting)));
+        samples.push(("headstart_fleet_errors_total", format!("headstart_fleet_errors_total {}", st.errors)));
         samples.push(("headstart_fleet_lag_ms", format!("headstart_fleet_lag_ms {}", st.lag_ms_last)));
         samples.push(("headstart_fleet_connected", format!("headstart_fleet_connected {}", u8::from(st.connected && fresh))));
     }
