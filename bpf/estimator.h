@@ -40,6 +40,7 @@ static __always_inline void hs_estimator_init(struct hs_estimator *e, const stru
 	e->gcbe.min_span_us = lab->gcbe_min_span_us;
 	e->gcbe.merge_us = 0;
 	e->gcbe.runs = paced;  /* only a paced sender's restart reads them (hs_estimator_restart) */
+	e->gcbe.run_min_bytes = GCBE_RUN_MIN_SEGS * tp->mss_cache;
 	e->bursts.min_span_us = lab->gcbe_min_span_us;
 	e->bursts.merge_us = GCBE_AGG_MERGE_US;
 }

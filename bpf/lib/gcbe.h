@@ -94,7 +94,9 @@
 #define GCBE_IDLE_MIN_US 1000     /* shorter ACK gaps are never idle stretches */
 #define GCBE_IDLE_GAP_RATIO 4     /* an idle stretch: a gap at least 4x the one before it */
 #define GCBE_EMPTY_PATH_FRAC 32   /* an RTT within 1/32 of the minimum found the path empty */
-#define GCBE_RUN_MIN_ARRIVALS 4   /* a queued run: at least this many intervals after its anchor (3: s_bbr-none.acks read 116 of 96.5) */
+#define GCBE_RUN_MIN_ARRIVALS 4   /* a queued run: at least this many intervals (3 single segments: s_bbr-none.acks read 116 of 96.5) ... */
+#define GCBE_RUN_MIN_SEGS 4       /* ... or 3 that acknowledged at least this many segments (a receiver acking
+				   * every other one: 3 intervals of 2 read the 5G-like link within 11 %) */
 #define GCBE_RUN_MIN_US 300       /* ... spanning at least this (a 10-packet burst: ~1 ms at 100 Mbit/s, 0.6 at 180) */
 #define GCBE_AGG_MERGE_US 500     /* the burst view's merge_us (estimator.h): a 100 Mbit/s ACK clock's
 				   * gaps (240 us) merged change nothing, since only a grid counts */
@@ -151,11 +153,13 @@ struct gcbe {
 	__u64 run_bytes;
 	__u64 run_arrivals;
 	__u64 run_last_gap_us;      /* its latest interval: the next within 3x of it continues the run */
+	__u64 run_anchor_gap_us;    /* the anchor's interval and bytes: counted if the next is like it */
+	__u64 run_anchor_bytes;
 	__u64 run_rates[GCBE_SAMPLES]; /* the flow's last queued runs' rates, bytes/s (ring) */
 	__u32 run_count;            /* queued runs counted over the flow */
 	__u32 run_next;             /* where the next goes in run_rates[] */
 	__u32 runs;                 /* 1: track queued runs (a paced sender's ACK view; only its restart reads them) */
-	__u32 pad3;
+	__u32 run_min_bytes;        /* GCBE_RUN_MIN_SEGS segments, in bytes (hs_estimator_init) */
 };
 
 /* The send-rate bound of the current cycle: its bytes over its send span, without the
@@ -339,13 +343,15 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
  * out at once: over TLS that burst shares a cycle with paced packets, no cycle
  * saturates, and s_bbr's keep-alive connection read its first 64 KB at 6 Mbit/s of
  * 100 (RESULTS). The run's first interval (after the burst's first ACK, often
- * compressed) anchors it and is left out; an idle stretch, a paced arrival or an
- * interval unlike the one before (more than 3x apart: ACKs a link or receiver
- * released together, 2-3 us apart among 60-140 us ones, read 351 Mbit/s of 100) ends
- * it; a run of GCBE_RUN_MIN_ARRIVALS intervals over GCBE_RUN_MIN_US counts. */
+ * compressed) anchors it, and counts only if the next is like it; an idle stretch, a
+ * paced arrival or an interval unlike the one before (more than 3x apart: ACKs a link
+ * or receiver released together, 2-3 us apart among 60-140 us ones, read 351 Mbit/s of
+ * 100) ends it; a run of GCBE_RUN_MIN_ARRIVALS intervals (or 3 of GCBE_RUN_MIN_SEGS
+ * segments) over GCBE_RUN_MIN_US counts. */
 HS_INLINE void gcbe_close_run(struct gcbe *g)
 {
-	if (g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS && g->run_us >= GCBE_RUN_MIN_US && g->run_bytes < (1ULL << 44)) {
+	if ((g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS || (g->run_arrivals >= 3 && g->run_bytes >= g->run_min_bytes)) &&
+	    g->run_us >= GCBE_RUN_MIN_US && g->run_bytes < (1ULL << 44)) {
 		__u32 i = g->run_next;
 
 		if (i >= GCBE_SAMPLES)  /* bounds the index for the BPF verifier */
@@ -372,7 +378,14 @@ HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 
 		gcbe_close_run(g);  /* not one queue's drain: ACKs released together, or a new burst */
 	if (!g->run_open) {
 		g->run_open = 1;
+		g->run_anchor_gap_us = gap;
+		g->run_anchor_bytes = acked;
 		return;
+	}
+	if (!g->run_arrivals && gcbe_alike(gap, g->run_anchor_gap_us, 3, 1)) {
+		g->run_us = g->run_anchor_gap_us;
+		g->run_bytes = g->run_anchor_bytes;
+		g->run_arrivals = 1;
 	}
 	g->run_last_gap_us = gap;
 	g->run_us += gap;
