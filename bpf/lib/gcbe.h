@@ -95,8 +95,8 @@
 #define GCBE_IDLE_GAP_RATIO 4     /* an idle stretch: a gap at least 4x the one before it */
 #define GCBE_EMPTY_PATH_FRAC 32   /* an RTT within 1/32 of the minimum found the path empty */
 #define GCBE_RUN_MIN_ARRIVALS 4   /* a queued run: at least this many intervals (3 single segments: s_bbr-none.acks read 116 of 96.5) ... */
-#define GCBE_RUN_MIN_SEGS 4       /* ... or 3 that acknowledged at least this many segments (a receiver acking
-				   * every other one: 3 intervals of 2 read the 5G-like link within 11 %) */
+#define GCBE_RUN_FEW_ARRIVALS 3   /* ... or this many that acknowledged at least GCBE_RUN_MIN_SEGS segments */
+#define GCBE_RUN_MIN_SEGS 4       /* (a receiver acking every other one: 3 intervals of 2 read the 5G-like link within 11 %) */
 #define GCBE_RUN_MIN_US 300       /* ... spanning at least this (a 10-packet burst: ~1 ms at 100 Mbit/s, 0.6 at 180) */
 #define GCBE_AGG_MERGE_US 500     /* the burst view's merge_us (estimator.h): a 100 Mbit/s ACK clock's
 				   * gaps (240 us) merged change nothing, since only a grid counts */
@@ -346,11 +346,11 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
  * compressed) anchors it, and counts only if the next is like it; an idle stretch, a
  * paced arrival or an interval unlike the one before (more than 3x apart: ACKs a link
  * or receiver released together, 2-3 us apart among 60-140 us ones, read 351 Mbit/s of
- * 100) ends it; a run of GCBE_RUN_MIN_ARRIVALS intervals (or 3 of GCBE_RUN_MIN_SEGS
- * segments) over GCBE_RUN_MIN_US counts. */
+ * 100) ends it; a run of GCBE_RUN_MIN_ARRIVALS intervals (or GCBE_RUN_FEW_ARRIVALS of
+ * GCBE_RUN_MIN_SEGS segments) over GCBE_RUN_MIN_US counts. */
 HS_INLINE void gcbe_close_run(struct gcbe *g)
 {
-	if ((g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS || (g->run_arrivals >= 3 && g->run_bytes >= g->run_min_bytes)) &&
+	if ((g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS || (g->run_arrivals >= GCBE_RUN_FEW_ARRIVALS && g->run_bytes >= g->run_min_bytes)) &&
 	    g->run_us >= GCBE_RUN_MIN_US && g->run_bytes < (1ULL << 44)) {
 		__u32 i = g->run_next;
 
