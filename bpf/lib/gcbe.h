@@ -152,7 +152,8 @@ struct gcbe {
 	__u64 run_us;               /* its intervals after the anchor, their bytes and count */
 	__u64 run_bytes;
 	__u64 run_arrivals;
-	__u64 run_last_gap_us;      /* its latest interval: the next within 3x of it continues the run */
+	__u64 held_gap_us;          /* an interval far shorter than the run's spacing, and its bytes: */
+	__u64 held_bytes;           /* one arrival with the ACK before it if the spacing goes on */
 	__u64 run_anchor_gap_us;    /* the anchor's interval and bytes: counted if the next is like it */
 	__u64 run_anchor_bytes;
 	__u64 run_rates[GCBE_SAMPLES]; /* the flow's last queued runs' rates, bytes/s (ring) */
@@ -344,10 +345,13 @@ HS_INLINE void gcbe_open_cycle(struct gcbe *g, __u64 now_us, __u64 sent_us)
  * saturates, and s_bbr's keep-alive connection read its first 64 KB at 6 Mbit/s of
  * 100 (RESULTS). The run's first interval (after the burst's first ACK, often
  * compressed) anchors it, and counts only if the next is like it; an idle stretch, a
- * paced arrival or an interval unlike the one before (more than 3x apart: ACKs a link
+ * paced arrival or an interval unlike the run's mean (more than 3x apart: ACKs a link
  * or receiver released together, 2-3 us apart among 60-140 us ones, read 351 Mbit/s of
- * 100) ends it; a run of GCBE_RUN_MIN_ARRIVALS intervals (or GCBE_RUN_FEW_ARRIVALS of
- * GCBE_RUN_MIN_SEGS segments) over GCBE_RUN_MIN_US counts. */
+ * 100) ends it. One interval far shorter, followed by the run's spacing again, is an
+ * ACK released with the one before it: the two are one arrival (the 5G-like link's
+ * ACKs, 64 us apart, came in such pairs now and then, and a run broken at each read
+ * the pacing rate, 22 Mbit/s of 174). A run of GCBE_RUN_MIN_ARRIVALS intervals (or
+ * GCBE_RUN_FEW_ARRIVALS of GCBE_RUN_MIN_SEGS segments) over GCBE_RUN_MIN_US counts. */
 HS_INLINE void gcbe_close_run(struct gcbe *g)
 {
 	if ((g->run_arrivals >= GCBE_RUN_MIN_ARRIVALS || (g->run_arrivals >= GCBE_RUN_FEW_ARRIVALS && g->run_bytes >= g->run_min_bytes)) &&
@@ -361,9 +365,23 @@ HS_INLINE void gcbe_close_run(struct gcbe *g)
 		g->run_count++;
 	}
 	g->run_open = 0;
+	g->held_gap_us = 0;
 	g->run_us = 0;
 	g->run_bytes = 0;
 	g->run_arrivals = 0;
+}
+
+/* The run's spacing: its mean interval, or its anchor's before it has one. */
+HS_INLINE __u64 gcbe_run_spacing(const struct gcbe *g)
+{
+	return g->run_arrivals ? g->run_us / g->run_arrivals : g->run_anchor_gap_us;
+}
+
+HS_INLINE void gcbe_open_run(struct gcbe *g, __u64 gap, __u64 acked)
+{
+	g->run_open = 1;
+	g->run_anchor_gap_us = gap;
+	g->run_anchor_bytes = acked;
 }
 
 HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 acked, __u64 sent_us, __u64 idle)
@@ -374,12 +392,37 @@ HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 
 		gcbe_close_run(g);
 		return;
 	}
-	if (g->run_arrivals && !gcbe_alike(gap, g->run_last_gap_us, 3, 1))
-		gcbe_close_run(g);  /* not one queue's drain: ACKs released together, or a new burst */
 	if (!g->run_open) {
-		g->run_open = 1;
-		g->run_anchor_gap_us = gap;
-		g->run_anchor_bytes = acked;
+		gcbe_open_run(g, gap, acked);
+		return;
+	}
+	if (!g->held_gap_us && gap * 3 < gcbe_run_spacing(g)) {
+		g->held_gap_us = gap;  /* far closer than the run's spacing: decided by the next */
+		g->held_bytes = acked;
+		return;
+	}
+	if (g->held_gap_us) {
+		__u64 held = g->held_gap_us, held_bytes = g->held_bytes;
+
+		g->held_gap_us = 0;
+		if (gcbe_alike(gap, gcbe_run_spacing(g), 3, 1)) {
+			/* the spacing goes on: the held ACK was released with the one before it */
+			if (!g->run_arrivals) {
+				g->run_us = g->run_anchor_gap_us;
+				g->run_bytes = g->run_anchor_bytes;
+				g->run_arrivals = 1;
+			}
+			g->run_us += held;
+			g->run_bytes += held_bytes;
+			g->run_arrivals++;
+		} else {
+			gcbe_close_run(g);  /* a new spacing: the held ACK anchors it */
+			gcbe_open_run(g, held, held_bytes);
+		}
+	}
+	if (g->run_arrivals && !gcbe_alike(gap, gcbe_run_spacing(g), 3, 1)) {
+		gcbe_close_run(g);  /* not one queue's drain: ACKs released together, or a new burst */
+		gcbe_open_run(g, gap, acked);
 		return;
 	}
 	if (!g->run_arrivals && gcbe_alike(gap, g->run_anchor_gap_us, 3, 1)) {
@@ -387,7 +430,6 @@ HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 
 		g->run_bytes = g->run_anchor_bytes;
 		g->run_arrivals = 1;
 	}
-	g->run_last_gap_us = gap;
 	g->run_us += gap;
 	g->run_bytes += acked;
 	g->run_arrivals++;

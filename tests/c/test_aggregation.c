@@ -185,6 +185,26 @@ static void test_recorded_fast_link_tls_burst(void)
 	CHECK(within(restart, link, 12), "a restart's reading %.1f Mbit/s, the link's payload rate %.1f", mbit(restart), mbit(link));
 }
 
+/* The same link in 2 of 10 plain and 1 of 12 TLS flows: the initial window's ACKs came
+ * at the link's spacing but now and then two at once (plain: 74 then 9 us, 62 then 6;
+ * TLS, acked two segments at a time: 180, 20, 152), and each such pair broke the run:
+ * what was left spanned under GCBE_RUN_MIN_US, or too few intervals, and the restart
+ * read the pacing rate (22.5 and 48.7 Mbit/s; 44.6 and 51.6 ms against 23.4-23.6 for
+ * the others). A pair is one arrival with the ACK before it now: the burst's ACKs read
+ * the link, a little high (their timing jitters by tens of us over half a millisecond). */
+static void test_recorded_fast_link_paired_acks(void)
+{
+	static const char *const trains[] = {"s_bbr-5g-64k-paired", "s_bbr-5g-tls-64k-paired"};
+	__u64 alone, agg, restart, link = LINK_PAYLOAD_BPS * 18 / 10;
+
+	for (unsigned i = 0; i < sizeof(trains) / sizeof(trains[0]); i++) {
+		restart = 0;
+		replay_as(trains[i], 1, &alone, &agg, 0, &restart);
+		CHECK(restart >= link * 9 / 10 && restart <= link * 6 / 5, "%s: a restart's reading %.1f Mbit/s, the link's payload rate %.1f",
+		      trains[i], mbit(restart), mbit(link));
+	}
+}
+
 /* A view that tracks queued runs (or not), as hs_estimator_init makes s_bbr's (s_cubic's). */
 static void runs_view(struct gcbe *g, __u32 runs)
 {
@@ -233,6 +253,22 @@ static void test_queued_runs(void)
 	CHECK(g.run_count == 1 && gcbe_queued_rate(&g) >= 1448ULL * 1000000 / 180 && gcbe_queued_rate(&g) <= 1448ULL * 1000000 / 100,
 	      "ACKs released together count nothing, the normal ones after them are a run at their spacing: %.1f Mbit/s",
 	      mbit(gcbe_queued_rate(&g)));
+
+	/* One ACK held back and released with the next (230 then 10 us, amid 120 us ones):
+	 * one arrival with it, the run goes on at the link's rate; at the run's end (the
+	 * next ACK paced) the held one is left out. */
+	for (int tail = 0; tail <= 1; tail++) {
+		__u64 held = tail ? 8 : 3;
+
+		runs_view(&g, 1);
+		gcbe_on_ack_sent(&g, 1000, 1448, 500, 50000);
+		for (t = 10000, i = 0; i < 10; i++, t += 120)
+			gcbe_on_ack_sent(&g, i == held ? t + 110 : t, 1448, 5000 + i, 50000);
+		gcbe_on_ack_sent(&g, t + 5000, 1448, 10000, 50000);
+		CHECK(g.run_count == 1 && within(gcbe_queued_rate(&g), 1448ULL * 1000000 / 120, tail ? 12 : 2) &&
+			      gcbe_queued_rate(&g) <= 1448ULL * 1000000 / 120,
+		      "a pair %s: one run, %.1f Mbit/s", tail ? "at its end" : "inside it", mbit(gcbe_queued_rate(&g)));
+	}
 
 	/* Three intervals after the anchor: a run if they acknowledged GCBE_RUN_MIN_SEGS segments. */
 	for (__u64 per_ack = 1448; per_ack <= 2896; per_ack += 1448) {
@@ -476,6 +512,7 @@ int main(void)
 	test_recorded_paced_tls_train();
 	test_recorded_fast_link_burst();
 	test_recorded_fast_link_tls_burst();
+	test_recorded_fast_link_paired_acks();
 	test_queued_runs();
 	test_recorded_paced_trains();
 	test_grid_edges();
