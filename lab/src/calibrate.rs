@@ -63,6 +63,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             connections: None,
             idle: None,
             idle_rate: None,
+            first_size: None,
             rwnd_override: None,
             client_initrwnd: None,
             reader_stall: None,

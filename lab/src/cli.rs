@@ -215,6 +215,11 @@ pub struct SweepArgs {
     /// the path slowed to a fifth while the connection idled).
     #[arg(long)]
     pub idle_rate: Option<f64>,
+    /// keepalive: the first response's size (default: the measured one's), e.g. 16k: a
+    /// small response, then a large one on the same connection (an HTML page, then its
+    /// objects); with an idle below the RTO no restart comes between.
+    #[arg(long)]
+    pub first_size: Option<String>,
     /// Do not attach the receive-window override to the server for headstart's
     /// controllers.
     #[arg(long)]

@@ -494,6 +494,9 @@ pub struct ExperimentText {
     /// as a fraction of the link's (0.2: the path slowed to a fifth while idle).
     #[serde(default)]
     pub idle_rate: Option<f64>,
+    /// app keepalive: the first response's size (default: the measured one's).
+    #[serde(default)]
+    pub first_size: Option<String>,
     /// Attach the receive-window override to the server when a headstart controller
     /// runs (default true).
     #[serde(default)]
@@ -614,9 +617,8 @@ pub struct Experiment {
     pub reader_stall_every: u32,
     /// See `ExperimentText::server_uid`.
     pub server_uid: Option<u32>,
-    /// The keep-alive app: the idle between a connection's responses (ns) and the
-    /// downlink's rate fraction from it on.
-    pub keep_alive: Option<(u64, f64)>,
+    /// The keep-alive app's connection.
+    pub keep_alive: Option<KeepAlive>,
     /// `[knobs]` as checked `KEY=VALUE` assignments.
     pub knobs: Vec<String>,
 }
@@ -642,6 +644,16 @@ fn parse_ccs(list: &[String]) -> Result<Vec<CcSpec>> {
         c.check_available()?;
     }
     Ok(ccs)
+}
+
+/// The keep-alive app's connection: the idle between its two responses (ns), the
+/// downlink's rate fraction from the idle on, and the first response's size if not the
+/// measured one's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeepAlive {
+    pub idle_ns: u64,
+    pub rate: f64,
+    pub first_size: Option<u64>,
 }
 
 /// The application a run's flows are: what sends the response and what fetches it.
@@ -819,12 +831,15 @@ impl ExperimentText {
                 let rate = self.idle_rate.unwrap_or(1.0);
                 ensure!(rate > 0.001 && rate <= 1.0, "idle_rate must be in (0.001, 1]");
                 ensure!(rate == 1.0 || link.text.trace.is_none(), "idle_rate needs a constant-rate link, not a trace");
-                Some((idle_ns, rate))
+                let first_size = self.first_size.as_deref().map(units::parse_size).transpose().context("first_size")?;
+                ensure!(first_size.is_none_or(|s| s > 0), "first_size must be above 0");
+                Some(KeepAlive { idle_ns, rate, first_size })
             }
             (App::KeepAlive | App::KeepAliveHttps, None) => bail!("the keepalive apps need idle (the pause between a connection's responses, e.g. 2s)"),
             (_, Some(_)) => bail!("idle needs app keepalive or keepalive-https"),
             (_, None) => {
                 ensure!(self.idle_rate.is_none(), "idle_rate needs app keepalive or keepalive-https");
+                ensure!(self.first_size.is_none(), "first_size needs app keepalive or keepalive-https");
                 None
             }
         };
@@ -1070,7 +1085,11 @@ mod tests {
         let text = "app = \"keepalive-https\"\nidle = \"2s\"\n[link]\nrate = \"10mbit\"\nrtt = \"20ms\"\n[workload]\nkind = \"sweep\"\ncc = [\"cubic\"]\nsizes = [\"64k\"]\n";
         let exp = |t: &str| toml::from_str::<ExperimentText>(t).unwrap().validate();
         let e = exp(text).unwrap();
-        assert!(e.http && e.tls && e.keep_alive == Some((2_000_000_000, 1.0)));
+        assert!(e.http && e.tls && e.keep_alive == Some(KeepAlive { idle_ns: 2_000_000_000, rate: 1.0, first_size: None }));
+        let small_first = exp(&text.replace("idle = \"2s\"", "idle = \"20ms\"\nfirst_size = \"16k\"")).unwrap();
+        assert_eq!(small_first.keep_alive.map(|k| k.first_size), Some(Some(16 * 1024)));
+        let err = exp(&text.replace("keepalive-https", "https").replace("idle = \"2s\"", "first_size = \"16k\"")).unwrap_err();
+        assert!(err.to_string().contains("first_size needs app keepalive"), "{err}");
         let plain = exp(&text.replace("keepalive-https", "keepalive")).unwrap();
         assert!(plain.http && !plain.tls && plain.keep_alive.is_some());
         let err = exp(&text.replace("idle = \"2s\"\n", "")).unwrap_err();

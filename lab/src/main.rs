@@ -56,6 +56,7 @@ fn lab(cmd: LabCommand) -> Result<()> {
                 connections: a.connections,
                 idle: a.idle,
                 idle_rate: a.idle_rate,
+                first_size: a.first_size,
                 rwnd_override: Some(!a.no_rwnd),
                 client_initrwnd: a.client_initrwnd,
                 reader_stall: a.reader_stall,

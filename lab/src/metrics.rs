@@ -153,7 +153,7 @@ impl FlowRow {
         // TLS: one round trip more. A page: one more, the requests for the objects the
         // HTML names. A keep-alive response: one less and no TLS's (no handshake on an
         // open connection), at the rate the link has then.
-        let capacity = link.capacity_bps * exp.keep_alive.map_or(1.0, |k| k.1);
+        let capacity = link.capacity_bps * exp.keep_alive.map_or(1.0, |k| k.rate);
         let t_min = match exp.keep_alive {
             Some(_) => t_min_s(o.size, mss, rtt_s, capacity) - rtt_s,
             None => t_min_s(o.size, mss, rtt_s, capacity) + if exp.tls { rtt_s } else { 0.0 } + if exp.page.is_some() { rtt_s } else { 0.0 },

@@ -100,9 +100,8 @@ pub struct TestbedSpec {
     pub page: Option<traffic::PageProtocol>,
     /// Connections per flow in the HTTP mode.
     pub connections: u32,
-    /// The keep-alive app: the idle between a connection's two responses, and the
-    /// downlink's rate fraction from the idle on.
-    pub keep_alive: Option<(Duration, f64)>,
+    /// The keep-alive app's connection.
+    pub keep_alive: Option<crate::experiment::KeepAlive>,
     /// Attach headstart's receive-window override to the server.
     pub rwnd_override: bool,
     /// A flow that takes longer has hung.
@@ -127,7 +126,7 @@ pub struct Testbed {
     rest_cpu: Option<usize>,
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
-    keep_alive: Option<(Duration, f64)>,
+    keep_alive: Option<crate::experiment::KeepAlive>,
     reader_stall: Duration,
     reader_stall_every: u32,
     /// Flows begun so far: every reader_stall_every-th stalls.
@@ -322,20 +321,23 @@ impl Testbed {
         Ok(SocketAddr::new(self.topo.peer_addr(client, peer, ipv6), port))
     }
 
-    /// One persistent connection: a first response of `size` bytes, an idle (the
-    /// downlink's rate changed for it, if asked), then the measured response of the
-    /// same size, its retransmissions from the server namespace's counters around it.
+    /// One persistent connection: a first response (of `size` bytes unless the app
+    /// names another), an idle (the downlink's rate changed for it, if asked), then the
+    /// measured response of `size` bytes, its retransmissions from the server
+    /// namespace's counters around it.
     #[allow(clippy::too_many_arguments)]
-    fn keep_alive_flow(&self, http: &HttpServer, (idle, rate): (Duration, f64), client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+    fn keep_alive_flow(&self, http: &HttpServer, keep_alive: crate::experiment::KeepAlive, client: usize, peer: usize, cc: &CcSpec, size: u64, ipv6: bool) -> Result<FlowOutcome> {
+        let (idle, rate) = (Duration::from_nanos(keep_alive.idle_ns), keep_alive.rate);
+        let first_size = keep_alive.first_size.unwrap_or(size);
         let host = &self.topo.clients[client];
         let local = self.client_end(client, peer, ipv6, 1)?;
         let port = local.port();
         let server = SocketAddr::new(self.topo.server.addr(ipv6), HTTP_PORT);
         let path = http.file_for(size)?;
+        let first_path = http.file_for(first_size)?;
         let (timeout, interrupt) = (self.flow_timeout, self.interrupt.clone());
-        let path2 = path.clone();
         let tls = http.tls();
-        let opened = sys::run_in_netns(&host.ns, self.rest_cpu, move || traffic::KeepAlive::open(server, local, tls, &path2, size, timeout, &interrupt));
+        let opened = sys::run_in_netns(&host.ns, self.rest_cpu, move || traffic::KeepAlive::open(server, local, tls, &first_path, first_size, timeout, &interrupt));
         let emulator = self.emulator.as_ref().context("no emulator")?;
         let measured = opened.and_then(|(mut conn, _first)| {
             emulator.set_down_rate(rate);

@@ -105,7 +105,7 @@ pub fn testbed_spec(exp: &Experiment) -> TestbedSpec {
         tls: exp.tls,
         page: exp.page,
         connections: exp.connections,
-        keep_alive: exp.keep_alive.map(|(ns, rate)| (Duration::from_nanos(ns), rate)),
+        keep_alive: exp.keep_alive,
         flow_timeout: Duration::from_secs_f64(30.0 + 20.0 * biggest * 8.0 / exp.link.capacity_bps.max(1e5)),
         backends: 0,
         affinity: false,
