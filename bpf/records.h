@@ -111,7 +111,7 @@ enum hs_fleet_verdict {
  * writes HS_COUNTERS_VERSION at load: a release whose counters have other names or
  * places carries them over by name (abi.rs, COUNTER_HISTORY). */
 #define HS_COUNTERS_PER_CC 64
-#define HS_COUNTERS_VERSION 7       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open; 5: without prefix_hits; 6: without suss_starts */
+#define HS_COUNTERS_VERSION 8       /* 1: the 44-knob release's layout, which had no version slot; 2: with reject_busy; 3: without restarts; 4: without fast_open; 5: without prefix_hits; 6: without suss_starts; 7: without follow_ups */
 
 /* s_cubic and s_bbr (the stateful start and its Careful Resume phases). */
 enum hs_counter {
@@ -160,6 +160,7 @@ enum hs_counter {
 	HS_FAST_OPEN,               /* TCP Fast Open flows (init at the SYN, the source unproven): the kernel's, table untouched */
 	HS_PREFIX_HITS,             /* ... no entry of their own, but their /24 or /48's peers agree: started from that (lib/prefix.h) */
 	HS_SUSS_STARTS,             /* s_cubic: first contacts (no entry, no prefix) started as SUSS (at their first write beyond cwnd); their rounds are counted in suss's block */
+	HS_FOLLOW_UPS,              /* jumps after a jump cut to the flow's data validated (an HTML page, then its objects): Unvalidated entered again */
 	HS_STATEFUL_COUNTERS,
 };
 

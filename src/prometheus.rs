@@ -37,6 +37,7 @@ const FAMILIES: &[Family] = &[
     Family { name: "headstart_probe_ends_total", kind: "counter", help: "How s_cubic's probe after a jump ended: queue (the RTT showed one)." },
     Family { name: "headstart_hooks_missed_total", kind: "counter", help: "Loss episodes the kernel began without running the controller's ssthresh and set_state (ssthresh left a stale stack word); the controller replayed them at its next hook." },
     Family { name: "headstart_suss_starts_total", kind: "counter", help: "s_cubic's first contacts (no entry, no agreeing prefix) started as SUSS when they first had more to send than their window: slow start above 2x per round while HyStart's signals allow, the receiver's window opened for those rounds; their rounds and exits are in headstart_suss_rounds_total and headstart_suss_exits_total." },
+    Family { name: "headstart_follow_ups_total", kind: "counter", help: "Follow-up jumps: a flow whose jump was cut to what it had to send (an HTML page) validated it, then wrote more than its window (the page's objects) and jumped again into the rest of the peer's budget, inside the same checks; how they ended is in headstart_resume_ends_total." },
     Family { name: "headstart_inits_late_total", kind: "counter", help: "Flows whose init program the kernel skipped (it went on as if the controller were initialized); the controller started them at their first transmission." },
     Family { name: "headstart_untrusted_flows_total", kind: "counter", help: "Flows of sockets owned by a uid above trusted_uid_max: run as the kernel's controller, the path table neither read nor written." },
     Family { name: "headstart_shadow_would_jump_total", kind: "counter", help: "mode=shadow: flows whose start would have jumped." },
@@ -102,6 +103,7 @@ fn slot(counter: &str) -> Option<(&'static str, Option<(&'static str, &'static s
         "hooks_missed" => f("headstart_hooks_missed_total", None),
         "inits_late" => f("headstart_inits_late_total", None),
         "suss_starts" => f("headstart_suss_starts_total", None),
+        "follow_ups" => f("headstart_follow_ups_total", None),
         // suss
         "accelerated_rounds" => f("headstart_suss_rounds_total", Some(("kind", "accelerated"))),
         "normal_rounds" => f("headstart_suss_rounds_total", Some(("kind", "normal"))),

@@ -204,7 +204,7 @@ pub struct Counter {
 /// HS_COUNTERS_PER_CC.
 pub const COUNTERS_PER_CC: usize = 64;
 /// HS_COUNTERS_VERSION, in the slot after the controllers' blocks.
-pub const COUNTERS_VERSION: u64 = 7;
+pub const COUNTERS_VERSION: u64 = 8;
 /// The slot that holds it.
 pub const COUNTERS_VERSION_SLOT: u32 = (3 * COUNTERS_PER_CC) as u32;
 
@@ -247,6 +247,9 @@ pub const COUNTER_HISTORY: &[(u64, CounterLayout)] = &[(
 ), (
     6,
     CounterLayout::TodaysFirst(51), // ... "prefix_hits"
+), (
+    7,
+    CounterLayout::TodaysFirst(52), // ... "suss_starts"
 )];
 
 /// An earlier release's stateful counter layout: its names whole, or (for releases
@@ -295,6 +298,7 @@ pub const STATEFUL_COUNTERS: &[Counter] = counters![
     "rwnd_receiver_overrun" = "HS_RWND_RECEIVER_OVERRUN", "overrun_no_rwnd" = "HS_OVERRUN_NO_RWND",
     "armed" = "HS_ARMED", "no_jump_needed" = "HS_NO_JUMP_NEEDED", "restarts" = "HS_RESTARTS",
     "fast_open" = "HS_FAST_OPEN", "prefix_hits" = "HS_PREFIX_HITS", "suss_starts" = "HS_SUSS_STARTS",
+    "follow_ups" = "HS_FOLLOW_UPS",
 ];
 
 /// Shadow mode's histogram (bpf/lib/shadow.h): the counter of its first bucket and
@@ -1027,7 +1031,7 @@ mod tests {
         assert_eq!(*v, COUNTERS_VERSION - 1, "the layout before today's is in the history");
         let last = last.names();
         let added: Vec<&str> = STATEFUL_COUNTERS.iter().map(|c| c.name).filter(|n| !last.contains(n)).collect();
-        assert_eq!(added, ["suss_starts"], "v7 added suss_starts and nothing else");
+        assert_eq!(added, ["follow_ups"], "v8 added follow_ups and nothing else");
         // v3 was v2 without reject_busy; v4 v3 with restarts.
         let v2 = COUNTER_HISTORY[1].1.names();
         let v3 = COUNTER_HISTORY[2].1.names();

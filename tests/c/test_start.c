@@ -746,13 +746,12 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 	CHECK(entry(PEER) && entry(PEER)->flows == 1, "the entry as it was");
 }
 
-/* A page over HTTP/2: the HTML (12 KB, a little past IW) takes the jump; the page's
- * objects, written a round trip later, grow from there by the kernel's slow start (the
- * probe that follows a full jump grew them 1.5x per round: 35 to 53). */
-static void test_html_jumps_and_the_objects_slow_start(void)
+/* A page over HTTP/2: the HTML (12 KB, a little past IW) takes the jump, cut to its
+ * size; the page's objects, written a round trip later, jump again into the rest of
+ * the entry (a follow-up), paced at its rate, without the window override, and are
+ * validated in turn. Before, they slow-started from the HTML's window. */
+static void test_html_jumps_and_the_objects_follow_up(void)
 {
-	__u32 before;
-
 	fresh();
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
@@ -760,18 +759,25 @@ static void test_html_jumps_and_the_objects_slow_start(void)
 	CHECK(counter(HS_JUMPS) == 1 && a.tp.packets_out == 12, "the HTML in one round: %u", a.tp.packets_out);
 	host_ack_all(&a);
 	CHECK(counter(HS_VALIDATED) == 1 && !flow_of(&a)->probe.active, "validated, no probe");
+	CHECK(flow_of(&a)->start.armed && !grant_of(&a)->field, "armed again, the window override over");
 	host_idle(RTT_US);
 	host_write(&a, 1500000);
-	before = a.tp.packets_out;
-	host_ack(&a, before);
-	CHECK(a.tp.snd_cwnd >= 2 * before - 1, "doubled in a round: %u to %u", before, a.tp.snd_cwnd);
+	CHECK(counter(HS_FOLLOW_UPS) == 1 && counter(HS_JUMPS) == 1, "one follow-up: %llu", (unsigned long long)counter(HS_FOLLOW_UPS));
+	CHECK(a.tp.snd_cwnd >= BDP_100M_50MS - 1 && a.tp.snd_cwnd <= BDP_100M_50MS + 1 && a.tp.packets_out == a.tp.snd_cwnd,
+	      "the entry's BDP in the first round: %u of %u", a.tp.packets_out, a.tp.snd_cwnd);
+	CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
+	      "paced at the entry's rate: %lu", host_sk(&a)->sk_pacing_rate);
+	CHECK(!grant_of(&a)->field, "no window override for a follow-up");
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 2 && !flow_of(&a)->start.armed, "validated, not armed again (not cut): %llu",
+	      (unsigned long long)counter(HS_VALIDATED));
 	host_close(&a);
 }
 
-/* A jump smaller than the entry (its response was) tested its data, not the path: what
- * the application writes after it grows by the kernel's slow start, not the slower
- * probe that follows a full jump. */
-static void test_after_a_small_jump_slow_start_goes_on(void)
+/* No follow-up where the flow has seen a congestion signal since, where its RTT has
+ * moved away from the entry's (Reconnaissance refuses it, quietly: the kernel's slow
+ * start goes on), or after an idle past the RTO (the restart decides instead). */
+static void test_a_follow_up_needs_the_path_as_the_entry_saw_it(void)
 {
 	__u32 before;
 
@@ -779,15 +785,39 @@ static void test_after_a_small_jump_slow_start_goes_on(void)
 	seed(PEER, BW_100M, RTT_US, 10);
 	host_open(&a, ops, PEER, 50001, RTT_US);
 	host_write(&a, 30 * HOST_MSS);
-	CHECK(counter(HS_JUMPS) == 1 && flow_of(&a)->start.start_cwnd == 30, "a jump of the response: %u", flow_of(&a)->start.start_cwnd);
+	host_ack(&a, 2);
+	host_lose(&a);
 	host_ack_all(&a);
-	CHECK(counter(HS_VALIDATED) == 1 && !flow_of(&a)->probe.active, "validated, no probe");
 	host_idle(RTT_US);
 	host_write(&a, 3000000);
-	CHECK(counter(HS_JUMPS) == 1, "one jump per flow");
+	CHECK(counter(HS_FOLLOW_UPS) == 0 && !flow_of(&a)->start.armed, "a loss since: no follow-up");
+	host_close(&a);
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	a.path_rtt_us = 3 * RTT_US;  /* the path changed after the handshake */
+	host_write(&a, 30 * HOST_MSS);
+	CHECK(counter(HS_JUMPS) == 1 && flow_of(&a)->start.start_cwnd == 30, "a jump of the response: %u", flow_of(&a)->start.start_cwnd);
+	host_ack_all(&a);
+	CHECK(counter(HS_VALIDATED) == 1 && flow_of(&a)->start.armed, "validated, armed for a follow-up");
+	host_write(&a, 3000000);  /* at once: an idle here would pass the RTO (a restart's case, below) */
+	CHECK(counter(HS_FOLLOW_UPS) == 0 && counter(HS_REJECT_RTT_LONGER) == 0 && !flow_of(&a)->start.armed,
+	      "an RTT far above the entry's: refused quietly (srtt %u us)", a.tp.srtt_us >> 3);
 	before = a.tp.packets_out;
 	host_ack(&a, before);  /* one round trip */
-	CHECK(a.tp.snd_cwnd >= 2 * before - 1, "doubled in a round: %u to %u", before, a.tp.snd_cwnd);
+	CHECK(a.tp.snd_cwnd >= 2 * before - 1, "the kernel's slow start: %u to %u", before, a.tp.snd_cwnd);
+	host_close(&a);
+
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 30 * HOST_MSS);
+	host_ack_all(&a);
+	host_idle(2000000);
+	host_write(&a, 3000000);
+	CHECK(counter(HS_FOLLOW_UPS) == 0 && counter(HS_RESTARTS) == 1, "after 2 s idle: a restart (%llu), no follow-up",
+	      (unsigned long long)counter(HS_RESTARTS));
 	host_close(&a);
 }
 
@@ -1205,8 +1235,8 @@ int main(void)
 	test_response_in_records_grows_its_jump();
 	test_preconnect_that_never_sends_takes_nothing();
 	test_small_response_is_the_kernels();
-	test_html_jumps_and_the_objects_slow_start();
-	test_after_a_small_jump_slow_start_goes_on();
+	test_html_jumps_and_the_objects_follow_up();
+	test_a_follow_up_needs_the_path_as_the_entry_saw_it();
 	test_an_evicted_open_count_never_wraps();
 	test_idle_then_a_burst_resumes_at_the_flows_rate();
 	test_restart_without_the_sysctl_is_the_same_restart();
