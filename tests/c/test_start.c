@@ -747,31 +747,48 @@ static void test_preconnect_that_never_sends_takes_nothing(void)
 }
 
 /* A page over HTTP/2: the HTML (12 KB, a little past IW) takes the jump, cut to its
- * size; the page's objects, written a round trip later, jump again into the rest of
- * the entry (a follow-up), paced at its rate, without the window override, and are
- * validated in turn. Before, they slow-started from the HTML's window. */
+ * size; the page's objects, written a round trip later, jump again (a follow-up), paced
+ * at the entry's rate, without the window override: twice the receiver's window (the
+ * harness's sender is not held by it), then the kernel's slow start. Before, they slow-started from the HTML's
+ * window. With a receiver's window above the entry's BDP the follow-up is the BDP's. */
 static void test_html_jumps_and_the_objects_follow_up(void)
 {
-	fresh();
-	seed(PEER, BW_100M, RTT_US, 10);
-	host_open(&a, ops, PEER, 50001, RTT_US);
-	host_write(&a, 12 * HOST_MSS);
-	CHECK(counter(HS_JUMPS) == 1 && a.tp.packets_out == 12, "the HTML in one round: %u", a.tp.packets_out);
-	host_ack_all(&a);
-	CHECK(counter(HS_VALIDATED) == 1 && !flow_of(&a)->probe.active, "validated, no probe");
-	CHECK(flow_of(&a)->start.armed && !grant_of(&a)->field, "armed again, the window override over");
-	host_idle(RTT_US);
-	host_write(&a, 1500000);
-	CHECK(counter(HS_FOLLOW_UPS) == 1 && counter(HS_JUMPS) == 1, "one follow-up: %llu", (unsigned long long)counter(HS_FOLLOW_UPS));
-	CHECK(a.tp.snd_cwnd >= BDP_100M_50MS - 1 && a.tp.snd_cwnd <= BDP_100M_50MS + 1 && a.tp.packets_out == a.tp.snd_cwnd,
-	      "the entry's BDP in the first round: %u of %u", a.tp.packets_out, a.tp.snd_cwnd);
-	CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
-	      "paced at the entry's rate: %lu", host_sk(&a)->sk_pacing_rate);
-	CHECK(!grant_of(&a)->field, "no window override for a follow-up");
-	host_ack_all(&a);
-	CHECK(counter(HS_VALIDATED) == 2 && !flow_of(&a)->start.armed, "validated, not armed again (not cut): %llu",
-	      (unsigned long long)counter(HS_VALIDATED));
-	host_close(&a);
+	__u32 rwnd, before;
+
+	for (int wide = 0; wide <= 1; wide++) {
+		fresh();
+		seed(PEER, BW_100M, RTT_US, 10);
+		host_open(&a, ops, PEER, 50001, RTT_US);
+		if (wide)
+			a.rcv_field = 0xffff;  /* 8 MB in the window scale of 7 */
+		host_write(&a, 12 * HOST_MSS);
+		CHECK(counter(HS_JUMPS) == 1 && a.tp.packets_out == 12, "the HTML in one round: %u", a.tp.packets_out);
+		host_ack_all(&a);
+		CHECK(counter(HS_VALIDATED) == 1 && !flow_of(&a)->probe.active, "validated, no probe");
+		CHECK(flow_of(&a)->start.armed && !grant_of(&a)->field, "armed again, the window override over");
+		host_idle(RTT_US);
+		rwnd = a.tp.snd_wnd / HOST_MSS;
+		host_write(&a, 1500000);
+		CHECK(counter(HS_FOLLOW_UPS) == 1 && counter(HS_JUMPS) == 1, "one follow-up: %llu", (unsigned long long)counter(HS_FOLLOW_UPS));
+		if (wide)
+			CHECK(a.tp.snd_cwnd >= BDP_100M_50MS - 1 && a.tp.snd_cwnd <= BDP_100M_50MS + 1 && a.tp.packets_out == a.tp.snd_cwnd,
+			      "a wide receiver: the entry's BDP in the first round: %u of %u", a.tp.packets_out, a.tp.snd_cwnd);
+		else
+			CHECK(a.tp.snd_cwnd == 2 * rwnd && rwnd > 2 * 12 && 2 * rwnd < BDP_100M_50MS && a.tp.packets_out == a.tp.snd_cwnd,
+			      "twice the receiver's window in the first round: %u of %u (window %u)", a.tp.packets_out, a.tp.snd_cwnd, rwnd);
+		CHECK(host_sk(&a)->sk_pacing_rate >= BW_100M * 98 / 100 && host_sk(&a)->sk_pacing_rate <= BW_100M * 102 / 100,
+		      "paced at the entry's rate: %lu", host_sk(&a)->sk_pacing_rate);
+		CHECK(!grant_of(&a)->field, "no window override for a follow-up");
+		before = a.tp.packets_out;
+		for (__u32 i = 0; i < before; i += 2)  /* one round of ACKs, two packets each */
+			host_ack(&a, 2);
+		CHECK(counter(HS_VALIDATED) == 2 && !flow_of(&a)->start.armed, "validated, not armed again: %llu",
+		      (unsigned long long)counter(HS_VALIDATED));
+		if (!wide)
+			CHECK(a.tp.snd_cwnd >= 2 * before - 4 && !flow_of(&a)->probe.active, "then the kernel's slow start (2x a round, but the first ACK's): %u to %u", before,
+			      a.tp.snd_cwnd);
+		host_close(&a);
+	}
 }
 
 /* No follow-up where the flow has seen a congestion signal since, where its RTT has
