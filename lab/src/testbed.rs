@@ -522,7 +522,7 @@ impl Testbed {
 }
 
 /// The start outcomes a page row counts (of headstart's controllers' counters).
-const PAGE_START_COUNTERS: &[&str] = &["hits", "misses", "jumps", "validated", "rate_limited", "retreat_loss", "retreat_rto", "retreat_rate", "reject_rtt_shorter", "reject_rtt_longer", "reject_siblings", "reject_small", "no_jump_needed", "restarts"];
+const PAGE_START_COUNTERS: &[&str] = &["hits", "misses", "jumps", "validated", "rate_limited", "retreat_loss", "retreat_rto", "retreat_rate", "reject_rtt_shorter", "reject_rtt_longer", "reject_siblings", "reject_small", "no_jump_needed", "restarts", "follow_ups"];
 
 /// How much counter `k` grew between two readings.
 fn counter_delta(before: &std::collections::BTreeMap<String, u64>, after: &std::collections::BTreeMap<String, u64>, k: &str) -> u64 {
