@@ -384,6 +384,21 @@ HS_INLINE void gcbe_open_run(struct gcbe *g, __u64 gap, __u64 acked)
 	g->run_anchor_bytes = acked;
 }
 
+/* The anchor's interval, the run's first arrival. */
+HS_INLINE void gcbe_count_anchor(struct gcbe *g)
+{
+	g->run_us = g->run_anchor_gap_us;
+	g->run_bytes = g->run_anchor_bytes;
+	g->run_arrivals = 1;
+}
+
+HS_INLINE void gcbe_run_add(struct gcbe *g, __u64 gap, __u64 acked)
+{
+	g->run_us += gap;
+	g->run_bytes += acked;
+	g->run_arrivals++;
+}
+
 HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 acked, __u64 sent_us, __u64 idle)
 {
 	if (!g->runs)
@@ -407,14 +422,9 @@ HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 
 		g->held_gap_us = 0;
 		if (gcbe_alike(gap, gcbe_run_spacing(g), 3, 1)) {
 			/* the spacing goes on: the held ACK was released with the one before it */
-			if (!g->run_arrivals) {
-				g->run_us = g->run_anchor_gap_us;
-				g->run_bytes = g->run_anchor_bytes;
-				g->run_arrivals = 1;
-			}
-			g->run_us += held;
-			g->run_bytes += held_bytes;
-			g->run_arrivals++;
+			if (!g->run_arrivals)
+				gcbe_count_anchor(g);
+			gcbe_run_add(g, held, held_bytes);
 		} else {
 			gcbe_close_run(g);  /* a new spacing: the held ACK anchors it */
 			gcbe_open_run(g, held, held_bytes);
@@ -425,14 +435,9 @@ HS_INLINE void gcbe_queued_run(struct gcbe *g, __u64 gap, __u64 sent_gap, __u64 
 		gcbe_open_run(g, gap, acked);
 		return;
 	}
-	if (!g->run_arrivals && gcbe_alike(gap, g->run_anchor_gap_us, 3, 1)) {
-		g->run_us = g->run_anchor_gap_us;
-		g->run_bytes = g->run_anchor_bytes;
-		g->run_arrivals = 1;
-	}
-	g->run_us += gap;
-	g->run_bytes += acked;
-	g->run_arrivals++;
+	if (!g->run_arrivals && gcbe_alike(gap, g->run_anchor_gap_us, 3, 1))
+		gcbe_count_anchor(g);
+	gcbe_run_add(g, gap, acked);
 }
 
 /* One arrival (an ACK, or a burst of them) at now_us acknowledging `acked` bytes,
