@@ -965,21 +965,6 @@ static __always_inline void hs_begin(struct sock *sk, enum hs_cc_id cc, struct h
 	hs_log(cc, st, 0);
 }
 
-/* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
- * resume is not Unvalidated any more, e.g. it already retreated). */
-static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 in_flight)
-{
-	struct tcp_sock *tp = hs_tcp_sk(sk);
-	__u32 event, cwnd;
-
-	hs_end_pacing(sk, st);
-	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp,
-				   tp->write_seq != tp->snd_nxt, &event);
-	if (event != HS_RESUME_NONE)
-		hs_resume_over(sk, cc, st, event);
-	return cwnd;
-}
-
 /* A jump cut to what the flow had to send (an HTML page, a first small response on a
  * persistent connection) validated what it sent, not the entry: the flow is armed
  * again, and its next write beyond its window jumps into the rest of the peer's budget,
@@ -994,6 +979,35 @@ static __always_inline void hs_follow_up(struct hs_start *st)
 	hs_set_armed(st, 1);
 }
 
+/* The resume is over by `event`: a jump cut to its data that sent it all, without a
+ * congestion signal, arms a follow-up; "rate limited" counts too (s_bbr's HTML jumps of
+ * 11-12 packets, acked two at a time, left fewer than IW in flight at their first ACK:
+ * every HTTP/2 page load's, so s_bbr never followed up). */
+static __always_inline void hs_resume_ended(struct hs_start *st, __u32 event)
+{
+	if ((event == HS_VALIDATED || event == HS_RATE_LIMITED) && st->data_cut && !st->rwnd_cut && !st->signalled)
+		hs_follow_up(st);
+	else
+		st->follow_up = 0;
+}
+
+/* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
+ * resume is not Unvalidated any more, e.g. it already retreated). */
+static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 in_flight)
+{
+	struct tcp_sock *tp = hs_tcp_sk(sk);
+	__u32 event, cwnd;
+
+	hs_end_pacing(sk, st);
+	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp,
+				   tp->write_seq != tp->snd_nxt, &event);
+	if (event != HS_RESUME_NONE) {
+		hs_resume_over(sk, cc, st, event);
+		hs_resume_ended(st, event);
+	}
+	return cwnd;
+}
+
 /* Every ACK after the first: PipeSize, and the end of Validating. */
 static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st)
 {
@@ -1003,10 +1017,7 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 	if (event == HS_RESUME_NONE)
 		return;
 	hs_resume_over(sk, cc, st, event);
-	if (event == HS_VALIDATED && st->data_cut && !st->rwnd_cut && !st->signalled)
-		hs_follow_up(st);
-	else
-		st->follow_up = 0;
+	hs_resume_ended(st, event);
 }
 
 /* The entry that led to a retreat is deleted (RFC 9959 §4.5); kept where the

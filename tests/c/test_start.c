@@ -791,6 +791,35 @@ static void test_html_jumps_and_the_objects_follow_up(void)
 	}
 }
 
+/* The resume's end decides: a jump cut to its data arms a follow-up whether it ended
+ * validated or rate limited (s_bbr's first-ACK count of an 11-12 packet HTML jump);
+ * not one cut to the receiver's window, nor after a congestion signal, nor a retreat. */
+static void test_which_ends_arm_a_follow_up(void)
+{
+	static const struct { __u32 event; __u8 data_cut, rwnd_cut, signalled, arms; } cases[] = {
+		{ HS_VALIDATED, 1, 0, 0, 1 }, { HS_RATE_LIMITED, 1, 0, 0, 1 }, { HS_VALIDATED, 0, 0, 0, 0 },
+		{ HS_VALIDATED, 1, 1, 0, 0 }, { HS_RATE_LIMITED, 1, 0, 1, 0 }, { HS_RETREAT_RATE, 1, 0, 0, 0 },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hs_start *st;
+
+		fresh();
+		seed(PEER, BW_100M, RTT_US, 10);
+		host_open(&a, ops, PEER, 50001, RTT_US);
+		st = &flow_of(&a)->start;
+		hs_set_armed(st, 0);
+		st->data_cut = cases[i].data_cut;
+		st->rwnd_cut = cases[i].rwnd_cut;
+		st->signalled = cases[i].signalled;
+		st->follow_up = 1;  /* a follow-up in force: cleared unless armed again */
+		hs_resume_ended(st, cases[i].event);
+		CHECK(st->armed == cases[i].arms && st->follow_up == cases[i].arms, "case %u: armed %u, follow-up %u", i, st->armed,
+		      st->follow_up);
+		host_close(&a);
+	}
+}
+
 /* No follow-up where the flow has seen a congestion signal since, where its RTT has
  * moved away from the entry's (Reconnaissance refuses it, quietly: the kernel's slow
  * start goes on), or after an idle past the RTO (the restart decides instead). */
@@ -1254,6 +1283,7 @@ int main(void)
 	test_small_response_is_the_kernels();
 	test_html_jumps_and_the_objects_follow_up();
 	test_a_follow_up_needs_the_path_as_the_entry_saw_it();
+	test_which_ends_arm_a_follow_up();
 	test_an_evicted_open_count_never_wraps();
 	test_idle_then_a_burst_resumes_at_the_flows_rate();
 	test_restart_without_the_sysctl_is_the_same_restart();
