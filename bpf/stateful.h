@@ -398,14 +398,41 @@ static __always_inline void hs_end_pacing(struct sock *sk, struct hs_start *st)
 	hs_set_startup(st, 0);
 }
 
+/* A jump cut to what the flow had to send (an HTML page, a first small response on a
+ * persistent connection) validated what it sent, not the entry: the flow is armed
+ * again, and its next write beyond its window jumps into the rest of the peer's budget,
+ * after Reconnaissance on its latest RTT and inside the same checks, with no window
+ * override (a browser's reader falls behind one: RESULTS, page loads). Before, such a
+ * page's objects slow-started from the HTML's window. Armed until a congestion signal
+ * (hs_note_congestion) or an idle restart, which decides instead. */
+static __always_inline void hs_follow_up(struct hs_start *st)
+{
+	st->follow_up = 1;
+	st->budget_waited = 0;
+	hs_set_armed(st, 1);
+}
+
+/* The resume is over by `event`: a jump cut to its data that sent it all, without a
+ * congestion signal, arms a follow-up; "rate limited" counts too (s_bbr's HTML jumps of
+ * 11-12 packets, acked two at a time, left fewer than IW in flight at their first ACK:
+ * every HTTP/2 page load's, so s_bbr never followed up). */
+static __always_inline void hs_resume_ended(struct hs_start *st, __u32 event)
+{
+	if ((event == HS_VALIDATED || event == HS_RATE_LIMITED) && st->data_cut && !st->rwnd_cut && !st->signalled)
+		hs_follow_up(st);
+	else
+		st->follow_up = 0;
+}
+
 /* The resume is over (validated, rate limited, or a retreat): counted as `why`, the
- * window override ended. */
+ * window override ended, a follow-up armed or not (hs_resume_ended). */
 static __always_inline void hs_resume_over(const struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 why)
 {
 	hs_count(cc, why);
 	st->outcome = why;
 	hs_unmark(sk, cc, st);
 	hs_log(cc, st, 0);
+	hs_resume_ended(st, why);
 }
 
 
@@ -531,6 +558,24 @@ static __always_inline __u32 hs_override_refusal(const struct hs_policy *pol, co
 	return 0;
 }
 
+/* A follow-up goes without the window override: no more than twice the receiver's
+ * window (a Linux receiver's first 64 KB after a page's HTML, which doubles in the
+ * jump's round: what slow start would have by then), paced at the entry's rate, and
+ * then the kernel's slow start, as after a jump cut to its data. Sized to the entry, a
+ * 10x entry's follow-up kept a window of 1,000 packets that the receiver's growth let
+ * out untested: 145 drops per 4 MB where cubic had none (twice the window: 0; once:
+ * 0, and a 256 KB response a round trip later). */
+static __always_inline void hs_follow_up_cap(const struct tcp_sock *tp, struct hs_jump *j)
+{
+	__u32 rwnd = 2 * (tp->snd_wnd / (tp->mss_cache ? tp->mss_cache : 1));
+
+	j->rwnd_cut = j->cwnd > rwnd;
+	if (j->rwnd_cut) {
+		j->cwnd = rwnd > HS_INIT_CWND ? rwnd : HS_INIT_CWND;
+		j->data_cut = 1;
+	}
+}
+
 /* The jump's size: the entry's BDP, cut by its busy share, capped by the knobs, by
  * the room the peer's other flows leave of its budget (lib/resume.h), by an even share
  * of it among `sharers` (hs_sharers), and by what this flow has to send (`need` packets; 0: no cap). The even
@@ -568,6 +613,8 @@ static __always_inline struct hs_jump hs_size_jump(const struct tcp_sock *tp, co
 	 * too high (retreat_rate, 6 of 12 jumps). */
 	if (in->sibling_pkts && in->cur_rtt_us)
 		j.pacing_Bps = (__u64)j.cwnd * tp->mss_cache * HS_USEC_PER_SEC / in->cur_rtt_us;
+	if (st->follow_up)
+		hs_follow_up_cap(tp, &j);
 	return j;
 }
 
@@ -579,29 +626,12 @@ static __always_inline void hs_set_jump(struct sock *sk, struct hs_start *st, co
 	hs_tcp_sk(sk)->snd_cwnd = j->cwnd;
 	st->start_cwnd = st->resume.jump_cwnd = j->cwnd;
 	st->data_cut = j->data_cut;
+	st->rwnd_cut = j->rwnd_cut;
 	st->resume.jump_Bps = j->pacing_Bps;
 	hs_open_report(st, j->cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
 	sk->sk_pacing_rate = j->pacing_Bps;
 	if (st->capped)
 		hs_set_max_pacing(sk, j->pacing_Bps);
-}
-
-/* A follow-up goes without the window override: no more than twice the receiver's
- * window (a Linux receiver's first 64 KB after a page's HTML, which doubles in the
- * jump's round: what slow start would have by then), paced at the entry's rate, and
- * then the kernel's slow start, as after a jump cut to its data. Sized to the entry, a
- * 10x entry's follow-up kept a window of 1,000 packets that the receiver's growth let
- * out untested: 145 drops per 4 MB where cubic had none (twice the window: 0; once:
- * 0, and a 256 KB response a round trip later). */
-static __always_inline void hs_follow_up_cap(const struct tcp_sock *tp, struct hs_start *st, struct hs_jump *j)
-{
-	__u32 rwnd = 2 * (tp->snd_wnd / (tp->mss_cache ? tp->mss_cache : 1));
-
-	st->rwnd_cut = j->cwnd > rwnd;
-	if (st->rwnd_cut) {
-		j->cwnd = rwnd > HS_INIT_CWND ? rwnd : HS_INIT_CWND;
-		j->data_cut = 1;
-	}
 }
 
 /* The jump `j` (hs_size_jump), over the latest RTT; the window override kept if still
@@ -733,8 +763,6 @@ static __always_inline void hs_extend_jump(struct sock *sk, struct hs_start *st,
 	if (hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0) != HS_JUMPS)
 		return;
 	j = hs_size_jump(tp, st, &cfg, p, &in, hs_sharers(&others), wanted, &cut);
-	if (st->follow_up)
-		hs_follow_up_cap(tp, st, &j);
 	if (j.cwnd <= tp->snd_cwnd)
 		return;
 	hs_set_jump(sk, st, &j);
@@ -775,7 +803,6 @@ HS_SUBPROG int hs_try_jump(struct tcp_sock *tp __arg_trusted, struct hs_start *s
 	if (!st->armed || wanted <= limit)
 		return 0;
 	hs_set_armed(st, 0);
-	st->rwnd_cut = 0;
 	cfg = hs_get_config();
 	lab = hs_get_lab_config();
 	p = hs_jump_source(st);
@@ -790,14 +817,12 @@ HS_SUBPROG int hs_try_jump(struct tcp_sock *tp __arg_trusted, struct hs_start *s
 		outcome = hs_recon(tp, st, p, &cfg, &lab, pol, &others, &in, 0);
 	if (outcome == HS_JUMPS) {
 		j = hs_size_jump(tp, st, &cfg, p, &in, hs_sharers(&others), wanted, &cut);
-		if (st->follow_up)
-			hs_follow_up_cap(tp, st, &j);
 		if (j.cwnd <= limit)
 			outcome = HS_REJECT_SIBLINGS;  /* what is left is no more than it has */
 	}
-	/* A follow-up refused (or no larger than the window the flow grew) ends quietly:
-	 * the flow goes on as the kernel's. */
-	if (st->follow_up && (outcome != HS_JUMPS || j.cwnd <= limit)) {
+	/* A follow-up refused (or no larger than the window the flow grew: the siblings'
+	 * outcome above) ends quietly: the flow goes on as the kernel's. */
+	if (st->follow_up && outcome != HS_JUMPS) {
 		st->follow_up = 0;
 		return 0;
 	}
@@ -965,32 +990,6 @@ static __always_inline void hs_begin(struct sock *sk, enum hs_cc_id cc, struct h
 	hs_log(cc, st, 0);
 }
 
-/* A jump cut to what the flow had to send (an HTML page, a first small response on a
- * persistent connection) validated what it sent, not the entry: the flow is armed
- * again, and its next write beyond its window jumps into the rest of the peer's budget,
- * after Reconnaissance on its latest RTT and inside the same checks, with no window
- * override (a browser's reader falls behind one: RESULTS, page loads). Before, such a
- * page's objects slow-started from the HTML's window. Armed until a congestion signal
- * (hs_note_congestion) or an idle restart, which decides instead. */
-static __always_inline void hs_follow_up(struct hs_start *st)
-{
-	st->follow_up = 1;
-	st->budget_waited = 0;
-	hs_set_armed(st, 1);
-}
-
-/* The resume is over by `event`: a jump cut to its data that sent it all, without a
- * congestion signal, arms a follow-up; "rate limited" counts too (s_bbr's HTML jumps of
- * 11-12 packets, acked two at a time, left fewer than IW in flight at their first ACK:
- * every HTTP/2 page load's, so s_bbr never followed up). */
-static __always_inline void hs_resume_ended(struct hs_start *st, __u32 event)
-{
-	if ((event == HS_VALIDATED || event == HS_RATE_LIMITED) && st->data_cut && !st->rwnd_cut && !st->signalled)
-		hs_follow_up(st);
-	else
-		st->follow_up = 0;
-}
-
 /* The first ACK of data ends Unvalidated. Returns the cwnd to go on with (0: the
  * resume is not Unvalidated any more, e.g. it already retreated). */
 static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 in_flight)
@@ -1001,10 +1000,8 @@ static __always_inline __u32 hs_first_ack(struct sock *sk, enum hs_cc_id cc, str
 	hs_end_pacing(sk, st);
 	cwnd = hs_resume_first_ack(&st->resume, in_flight, tp->snd_nxt, tp->delivered, tp->tcp_mstamp,
 				   tp->write_seq != tp->snd_nxt, &event);
-	if (event != HS_RESUME_NONE) {
+	if (event != HS_RESUME_NONE)
 		hs_resume_over(sk, cc, st, event);
-		hs_resume_ended(st, event);
-	}
 	return cwnd;
 }
 
@@ -1014,10 +1011,8 @@ static __always_inline void hs_after_ack(struct sock *sk, enum hs_cc_id cc, stru
 	struct tcp_sock *tp = hs_tcp_sk(sk);
 	__u32 event = hs_resume_on_ack(&st->resume, tp->snd_una, tp->delivered);
 
-	if (event == HS_RESUME_NONE)
-		return;
-	hs_resume_over(sk, cc, st, event);
-	hs_resume_ended(st, event);
+	if (event != HS_RESUME_NONE)
+		hs_resume_over(sk, cc, st, event);
 }
 
 /* The entry that led to a retreat is deleted (RFC 9959 §4.5); kept where the

@@ -138,6 +138,8 @@ HS_INLINE enum hs_recon hs_reconnaissance(const struct hs_recon_in *in)
 struct hs_jump {
 	__u32 cwnd;                 /* packets */
 	__u32 data_cut;             /* 1: no more than the flow had to send (stateful.h hs_size_jump) */
+	__u32 rwnd_cut;             /* 1: a follow-up cut to twice the receiver's window (stateful.h hs_follow_up_cap) */
+	__u32 pad;
 	__u64 pacing_Bps;
 };
 
