@@ -18,7 +18,7 @@ def summarize(d):
         lo = [min(r["omega"] for r in mine if r["size"] == s) for s in sizes]
         hi = [max(r["omega"] for r in mine if r["size"] == s) for s in sizes]
         qd = [r["queue_delay_mean_ms"] for r in mine if r["queue_delay_mean_ms"] is not None]
-        rt = sum(r["retrans"] or 0 for r in mine)
+        rt = "n/a" if any(r["retrans"] is None for r in mine) else sum(r["retrans"] for r in mine)
         line = (f"{os.path.basename(d):<24} {cc:<12} mean Ω {statistics.mean(med):.3f} "
                 f"(per-size medians {min(med):.3f}–{max(med):.3f}, runs {min(lo):.3f}–{max(hi):.3f}) "
                 f"flows {len(mine)} retrans {rt} mean qdelay {statistics.mean(qd) if qd else float('nan'):.2f} ms")

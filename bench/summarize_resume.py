@@ -35,10 +35,14 @@ def stats(rows, cc):
     return {
         "n": len(m),
         "fct": statistics.mean(r["fct_s"] for r in m),
-        "retrans": sum(r["retrans"] or 0 for r in m) / len(m),
+        # None where a flow's count is missing (an older run of nginx's flows): unknown, not 0
+        "retrans": None if any(r["retrans"] is None for r in m) else sum(r["retrans"] for r in m) / len(m),
         "qdelay": statistics.mean(q) if q else float("nan"),
         "outcomes": Counter(r.get("resume") or "-" for r in m),
     }
+
+def per_flow(x):
+    return "n/a" if x is None else f"{x:.1f}"
 
 def main():
     md = "--markdown" in sys.argv
@@ -58,10 +62,10 @@ def main():
             outc = ", ".join(f"{k} {v}" for k, v in a["outcomes"].most_common())
             if md:
                 print(f"| {name} | {hs} | {a['fct']*1e3:.0f} / {b['fct']*1e3:.0f} | {ratio:.3f} | "
-                      f"{a['retrans']:.1f} / {b['retrans']:.1f} | {a['qdelay']:.2f} / {b['qdelay']:.2f} | {outc} | {beyond} ({100*beyond/max(segs,1):.3f} %) |")
+                      f"{per_flow(a['retrans'])} / {per_flow(b['retrans'])} | {a['qdelay']:.2f} / {b['qdelay']:.2f} | {outc} | {beyond} ({100*beyond/max(segs,1):.3f} %) |")
             else:
                 print(f"{name:<28} {hs:<8} FCT {a['fct']*1e3:8.1f} ms vs {kernel} {b['fct']*1e3:8.1f} ms  ratio {ratio:.3f}  "
-                      f"retrans/flow {a['retrans']:.1f} vs {b['retrans']:.1f}  qdelay {a['qdelay']:.2f} vs {b['qdelay']:.2f} ms  "
+                      f"retrans/flow {per_flow(a['retrans'])} vs {per_flow(b['retrans'])}  qdelay {a['qdelay']:.2f} vs {b['qdelay']:.2f} ms  "
                       f"BeyondWindow {beyond} ({100*beyond/max(segs,1):.3f} % of {segs} segs)  [{outc}]"
                       + (f"  after_jump={knobs.get('after_jump')}" if knobs else ""))
 

@@ -1,5 +1,6 @@
 /* The lab's instrument, not part of the service: counts, per TCP flow, the segments a
- * receiver discarded as beyond its window (the client's TcpExt BeyondWindow), so that a
+ * sender retransmitted (its TCP_INFO is out of the lab's reach when nginx sends) and
+ * the segments a receiver discarded as beyond its window (the client's TcpExt BeyondWindow), so that a
  * run's discards can be traced to the flows whose jumps caused them. This kernel drops
  * them with one of two reasons, counted apart (struct hs_lab_discards):
  * TCP_INVALID_SEQUENCE, a segment that begins past the right edge (beyond a hole:
@@ -55,5 +56,32 @@ int BPF_PROG(lab_count_beyond_window, struct sk_buff *skb, void *location, enum 
 		__sync_fetch_and_add(&n->unread, 1);
 	else
 		__sync_fetch_and_add(&n->beyond_edge, 1);
+	return 0;
+}
+
+/* key as above: the receiver's port << 16 | the sender's port; value: segments */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} lab_retransmits SEC(".maps");
+
+/* Fired for each retransmission the kernel sent (not for one it failed to send), as it
+ * adds the skb's segments to RetransSegs. */
+SEC("tp_btf/tcp_retransmit_skb")
+int BPF_PROG(lab_count_retransmits, const struct sock *sk, const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb = (const struct tcp_skb_cb *)skb->cb;
+	__u64 segs = cb->tcp_gso_segs ? cb->tcp_gso_segs : 1, *n;
+	__u32 key = (__u32)bpf_ntohs(sk->__sk_common.skc_dport) << 16 | sk->__sk_common.skc_num;
+
+	n = bpf_map_lookup_elem(&lab_retransmits, &key);
+	if (n) {
+		__sync_fetch_and_add(n, segs);
+		return 0;
+	}
+	if (bpf_map_update_elem(&lab_retransmits, &key, &segs, BPF_NOEXIST) && (n = bpf_map_lookup_elem(&lab_retransmits, &key)))
+		__sync_fetch_and_add(n, segs); /* another CPU created it in between */
 	return 0;
 }

@@ -43,52 +43,77 @@ impl LabControllers {
     }
 }
 
-/// The lab's count, per flow, of the segments receivers discarded beyond their window
-/// (lab/bpf/lab_discards.bpf.c): a run's TcpExt BeyondWindow, traced to its flows (all but
-/// one run seen matched it).
+/// What the lab traces per flow (lab/bpf/lab_discards.bpf.c), taken once it ended.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowTrace {
+    /// Segments the receiver discarded beyond its window, by the kernel's reason: a
+    /// run's TcpExt BeyondWindow, traced to its flows (all but one run seen matched it).
+    pub discards: abi::LabDiscards,
+    /// Segments the sender retransmitted (its RetransSegs), whoever sent: nginx's TCP_INFO
+    /// is out of the lab's reach.
+    pub retrans: u64,
+}
+
+impl FlowTrace {
+    fn add(&mut self, other: &FlowTrace) {
+        self.discards.beyond_edge += other.discards.beyond_edge;
+        self.discards.unread += other.discards.unread;
+        self.retrans += other.retrans;
+    }
+}
+
+/// The lab's per-flow tracer of retransmissions and receivers' discards.
 /// Counts while it lives; pins nothing.
-pub struct DiscardCounter {
-    // Field order is drop order: the program's link before its object.
-    _link: libbpf_rs::Link,
+pub struct FlowTracer {
+    // Field order is drop order: the programs' links before their object.
+    _links: Vec<libbpf_rs::Link>,
     obj: libbpf_rs::Object,
 }
 
-impl DiscardCounter {
-    pub fn attach() -> Result<DiscardCounter> {
+impl FlowTracer {
+    pub fn attach() -> Result<FlowTracer> {
         let obj = object::open_and_load("lab_discards", LAB_DISCARDS_OBJECT, Path::new(PIN_DIR), &[])?;
-        let prog = obj.progs_mut().find(|p| p.name() == "lab_count_beyond_window").context("lab_discards has no program")?;
-        let link = prog.attach().map_err(|e| anyhow::anyhow!("attaching the discard counter: {e}"))?;
-        Ok(DiscardCounter { _link: link, obj })
+        let mut links = Vec::new();
+        for name in ["lab_count_beyond_window", "lab_count_retransmits"] {
+            let prog = obj.progs_mut().find(|p| p.name() == name).with_context(|| format!("lab_discards has no {name}"))?;
+            links.push(prog.attach().map_err(|e| anyhow::anyhow!("attaching {name}: {e}"))?);
+        }
+        Ok(FlowTracer { _links: links, obj })
     }
 
-    /// Segments the receiver at `receiver_port` discarded of what `sender_port` sent,
-    /// by reason; the count is removed (ports are not reused within a run, but across
-    /// runs).
-    pub fn take(&self, receiver_port: u16, sender_port: u16) -> abi::LabDiscards {
-        use libbpf_rs::{MapCore, MapFlags};
-        let key = ((receiver_port as u32) << 16 | sender_port as u32).to_ne_bytes();
-        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return Default::default() };
-        let n = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()).unwrap_or_default();
-        let _ = m.delete(&key);
-        n
+    /// What the flows from `sender_port` to the receiver ports `receiver_ports` did
+    /// (curl's parallel connections take a range), summed; the counts are removed
+    /// (ports are not reused within a run, but across runs).
+    pub fn take(&self, receiver_ports: std::ops::Range<u16>, sender_port: u16) -> FlowTrace {
+        self.take_where(|receiver, sender| sender == sender_port && receiver_ports.contains(&receiver))
     }
 
-    /// Segments any receiver discarded of what `sender_port` sent (a browser's
-    /// connections, whose ports the lab does not choose), summed; the counts are removed.
-    pub fn take_sent_from(&self, sender_port: u16) -> abi::LabDiscards {
+    /// What any flow from `sender_port` did (a browser's connections, whose ports the
+    /// lab does not choose), summed; the counts are removed.
+    pub fn take_sent_from(&self, sender_port: u16) -> FlowTrace {
+        self.take_where(|_, sender| sender == sender_port)
+    }
+
+    fn take_where(&self, wanted: impl Fn(u16, u16) -> bool) -> FlowTrace {
         use libbpf_rs::{MapCore, MapFlags};
-        let mut sum = abi::LabDiscards::default();
-        let Some(m) = self.obj.maps().find(|m| m.name() == "lab_beyond_window") else { return sum };
-        for key in m.keys().collect::<Vec<_>>() {
-            let k = u32::from_ne_bytes(key[..4].try_into().unwrap_or_default());
-            if k & 0xffff != u32::from(sender_port) {
-                continue;
+        let mut sum = FlowTrace::default();
+        for (map, is_discards) in [("lab_beyond_window", true), ("lab_retransmits", false)] {
+            let Some(m) = self.obj.maps().find(|m| m.name() == map) else { continue };
+            for key in m.keys().collect::<Vec<_>>() {
+                let k = u32::from_ne_bytes(key[..4].try_into().unwrap_or_default());
+                if !wanted((k >> 16) as u16, k as u16) {
+                    continue;
+                }
+                if let Some(v) = m.lookup(&key, MapFlags::ANY).ok().flatten() {
+                    let one = if is_discards {
+                        FlowTrace { discards: abi::LabDiscards::from_bytes(&v).unwrap_or_default(), retrans: 0 }
+                    } else {
+                        FlowTrace { retrans: u64::from_ne_bytes(v[..8].try_into().unwrap_or_default()), ..Default::default() }
+                    };
+                    sum.add(&one);
+                }
+                let _ = m.delete(&key);
             }
-            if let Some(n) = m.lookup(&key, MapFlags::ANY).ok().flatten().and_then(|v| abi::LabDiscards::from_bytes(&v).ok()) {
-                sum.beyond_edge += n.beyond_edge;
-                sum.unread += n.unread;
-            }
-            let _ = m.delete(&key);
         }
         sum
     }

@@ -42,9 +42,9 @@ pub struct FlowOutcome {
     pub table_after: Option<(u64, u32)>,
     /// How the start went (Careful Resume's outcome), for headstart's controllers.
     pub resume: Option<headstart::bpf::abi::FlowOutcome>,
-    /// Segments the client discarded beyond its window, by the kernel's reason (None:
-    /// no counter attached).
-    pub beyond_window: Option<headstart::bpf::abi::LabDiscards>,
+    /// Segments the server retransmitted and the client discarded beyond its window
+    /// (None: no tracer attached).
+    pub trace: Option<crate::kernel::FlowTrace>,
     /// A page load's connections and their counts (the page mode).
     pub page: Option<PageStats>,
 }
@@ -135,8 +135,8 @@ pub struct Testbed {
     pub origin: Instant,
     /// Congestion control of each server port (SERVER_PORT + i).
     server_ccs: Vec<String>,
-    /// Per-flow receiver discards (None if the kernel refused the counter).
-    discards: Option<crate::kernel::DiscardCounter>,
+    /// Per-flow retransmissions and receivers' discards (None if the kernel refused the tracer).
+    tracer: Option<crate::kernel::FlowTracer>,
 }
 
 const FIRST_CLIENT_PORT: u16 = 10_000;
@@ -226,8 +226,8 @@ impl Testbed {
             origin,
             server_ccs: spec.server_ccs,
             // An instrument: a run goes on without it, its rows' column empty.
-            discards: crate::kernel::DiscardCounter::attach()
-                .map_err(|e| eprintln!("lab: receivers' discards are not counted per flow: {e:#}"))
+            tracer: crate::kernel::FlowTracer::attach()
+                .map_err(|e| eprintln!("lab: retransmissions and receivers' discards are not traced per flow: {e:#}"))
                 .ok(),
         })
     }
@@ -293,8 +293,8 @@ impl Testbed {
         };
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
-        let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, beyond_window, page: None })
+        let trace = self.tracer.as_ref().map(|t| t.take(port..port + conns as u16, server.port()));
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, trace, page: None })
     }
 
     /// A flow the other way: client `client` sends `size` bytes to the lab's server
@@ -310,7 +310,7 @@ impl Testbed {
         let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_upload(server, local, size, &kernel_cc, timeout, &interrupt)))?;
         let key = FlowKey::new(local.ip(), local.port());
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
-        Ok(FlowOutcome { client, key, cc, size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after: None, resume: None, beyond_window: None, page: None })
+        Ok(FlowOutcome { client, key, cc, size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after: None, resume: None, trace: None, page: None })
     }
 
     /// The client end of a flow from peer `peer` of client `client`: its address and the
@@ -355,8 +355,8 @@ impl Testbed {
         };
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
-        let beyond_window = self.discards.as_ref().map(|d| d.take(port, server.port()));
-        Ok(FlowOutcome { client, key: FlowKey::new(local.ip(), port), cc: cc.clone(), size, client_flow, server: None, table_after, resume, beyond_window, page: counted })
+        let trace = self.tracer.as_ref().map(|t| t.take(port..port + 1, server.port()));
+        Ok(FlowOutcome { client, key: FlowKey::new(local.ip(), port), cc: cc.clone(), size, client_flow, server: None, table_after, resume, trace, page: counted })
     }
 
     /// One page load by a fresh browser in client `client`'s namespace: the page of
@@ -368,8 +368,8 @@ impl Testbed {
         let load_id = self.flows_begun.fetch_add(1, Ordering::Relaxed) + 1;
         let controller = headstart::bpf::is_ours(&cc.kernel).then(|| headstart::bpf::abi::CONTROLLER_ABI.iter().find(|a| a.name == cc.kernel)).flatten();
         let counters = || controller.and_then(|a| headstart::bpf::counters(a).ok());
-        if let Some(d) = &self.discards {
-            d.take_sent_from(HTTP_PORT); // none left from an earlier load
+        if let Some(t) = &self.tracer {
+            t.take_sent_from(HTTP_PORT); // none left from an earlier load
         }
         let (tcp_before, starts_before) = (read_snmp_tcp(&self.topo.server.netns)?, counters());
         let load = traffic::page_load(&host.netns, http, server, &path, load_id, self.flow_timeout, self.rest_cpu);
@@ -390,7 +390,7 @@ impl Testbed {
             ),
             _ => None,
         };
-        let beyond_window = self.discards.as_ref().map(|d| d.take_sent_from(HTTP_PORT));
+        let trace = self.tracer.as_ref().map(|t| t.take_sent_from(HTTP_PORT));
         let local = SocketAddr::new(self.topo.peer_addr(client, 0, ipv6), 0);
         let key = FlowKey::new(local.ip(), 0);
         let want_protocol = match http.page_protocol() {
@@ -412,7 +412,7 @@ impl Testbed {
             Err(e) => (Err(format!("{e:#}")), None),
         };
         let table_after = self.table_entry_after(local.ip(), cc);
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow, server: None, table_after, resume: None, beyond_window, page })
+        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow, server: None, table_after, resume: None, trace, page })
     }
 
     /// What the path table holds for the client after a flow of a headstart
