@@ -194,7 +194,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Fetch over HTTP from a real nginx with a real curl instead of the lab's own
-    /// client and server (no TCP_INFO then: retransmissions come from the emulator).
+    /// client and server (no TCP_INFO then: the lab traces retransmissions in the kernel).
     #[arg(long, conflicts_with = "app")]
     pub http: bool,
     /// The application: the lab's own sender and receiver (lab), nginx and curl (http),
