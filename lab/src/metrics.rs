@@ -92,6 +92,9 @@ pub struct FlowRow {
     pub emulator_late_max_ms: Option<f64>,
     pub drops_buffer: Option<u64>,
     pub drops_loss: Option<u64>,
+    /// Of the random losses, the server's pure ACKs (no data, SYN or FIN).
+    #[serde(default)]
+    pub drops_loss_acks: Option<u64>,
     /// Dropped by the bottleneck's RED or CoDel, and marked CE by it.
     #[serde(default)]
     pub drops_aqm: Option<u64>,
@@ -211,6 +214,7 @@ impl FlowRow {
             emulator_late_max_ms: None,
             drops_buffer: None,
             drops_loss: None,
+            drops_loss_acks: None,
             drops_aqm: None,
             marked_ce: None,
             beyond_window: o.trace.map(|t| t.discards.beyond_edge + t.discards.unread),

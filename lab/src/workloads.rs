@@ -275,6 +275,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             row.emulator_late_max_ms = Some(st.late_max_ns as f64 / 1e6);
             row.drops_buffer = Some(st.down_dropped_buffer);
             row.drops_loss = Some(st.down_dropped_loss);
+            row.drops_loss_acks = Some(st.down_dropped_loss_acks);
             row.drops_aqm = Some(st.down_dropped_aqm);
             row.marked_ce = Some(st.down_marked_ce);
         }

@@ -496,7 +496,10 @@ impl Loop {
             match verdict {
                 Verdict::Accepted { ce, .. } => st.down_marked_ce += u64::from(ce && downlink),
                 Verdict::DroppedBuffer if downlink => st.down_dropped_buffer += 1,
-                Verdict::DroppedLoss if downlink => st.down_dropped_loss += 1,
+                Verdict::DroppedLoss if downlink => {
+                    st.down_dropped_loss += 1;
+                    st.down_dropped_loss_acks += u64::from(hdr.tcp.as_ref().is_some_and(|t| t.payload_len == 0 && !t.syn && !t.fin));
+                }
                 Verdict::DroppedAqm if downlink => st.down_dropped_aqm += 1,
                 _ => st.up_dropped += 1,
             }

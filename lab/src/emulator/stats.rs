@@ -101,6 +101,9 @@ pub struct FlowStats {
     pub down_bytes: u64,
     pub down_dropped_buffer: u64,
     pub down_dropped_loss: u64,
+    /// Of those, pure ACKs (no data, SYN or FIN): whether a server sends one (or
+    /// piggybacks it on data) depends on timing, so twin flows may differ by them.
+    pub down_dropped_loss_acks: u64,
     /// Dropped by RED or CoDel, and marked CE instead of dropped.
     pub down_dropped_aqm: u64,
     pub down_marked_ce: u64,
