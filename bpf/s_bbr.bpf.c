@@ -81,7 +81,7 @@ static __always_inline __u64 bbr_bw_bytes_per_sec(struct sock *sk)
 #define BBR_DRAIN 1
 #define BBR_PROBE_BW 2
 #define BBR_UNIT 256    /* gains' 1.0 */
-#define BBR_CRUISE 2    /* a PROBE_BW cycle phase of gain 1.0 (bbr_pacing_gain[]) */
+#define BBR_CRUISE_LAST 7  /* PROBE_BW's last phase of gain 1.0: the probe up (1.25) comes next (bbr_pacing_gain[]) */
 
 /* BBR's max bandwidth filter set to one rate (BBR's units), the long-term policer's
  * estimate out of use: the model starts over from it. */
@@ -184,7 +184,9 @@ static __always_inline void restart_pace(struct sock *sk, const struct s_bbr_flo
 
 /* At a restart's first ACK: BBR goes on in PROBE_BW, cruising, from the rate the
  * restart validates (from DRAIN, the one its retreat measured), not in STARTUP, whose
- * 2.89x gains would overflow the path the jump has just filled. */
+ * 2.89x gains would overflow the path the jump has just filled. Its probe up comes a
+ * round later: from the middle of the cycle an estimate 1-4 % low cruised to the end
+ * of a 4 MB response (+0.7 % on bbr's FCT over TLS; +0.1 % now). */
 static __always_inline void restart_cruise(struct sock *sk)
 {
 	struct bbr *bbr = bbr_of(sk);
@@ -195,7 +197,7 @@ static __always_inline void restart_cruise(struct sock *sk)
 	bbr->mode = BBR_PROBE_BW;
 	bbr->pacing_gain = BBR_UNIT;
 	bbr->cwnd_gain = 2 * BBR_UNIT;
-	bbr->cycle_idx = BBR_CRUISE;
+	bbr->cycle_idx = BBR_CRUISE_LAST;
 	bbr->cycle_mstamp = hs_tcp_sk(sk)->delivered_mstamp;
 }
 
