@@ -603,16 +603,12 @@ static __always_inline struct hs_jump hs_size_jump(const struct tcp_sock *tp, co
 		max_cwnd = hs_max_u32((__u32)(in->saved_bdp_pkts / sharers), hs_room_min_pkts(in->min_saved_pkts));
 	j = hs_yielded_jump(st->cached_Bps, in->saved_rtt_us, in->cur_rtt_us, tp->mss_cache, HS_JUMP_PCT, p->busy_share,
 			    in->min_saved_pkts, max_cwnd, (__u64)cfg->max_start_rate_mbps * 125000, cut);
+	/* Cut to its data, the jump keeps its share's pace: its packets leave in part of
+	 * the RTT, as a static initcwnd's would. Paced at the cut window per RTT beside
+	 * siblings, a browser's objects of 11-45 packets each took the whole RTT to leave. */
 	j.data_cut = need && need < j.cwnd;
 	if (j.data_cut)
 		j.cwnd = need > HS_INIT_CWND ? need : HS_INIT_CWND;
-	/* Beside the peer's flows in flight, each jump is paced at its window per RTT:
-	 * the budget bounds their windows' sum by the BDP, so their rates sum to at most
-	 * the path's. Paced at the room's rate, six browser connections' jumps overlapped
-	 * at up to 3x the link rate, and each read its diluted delivery rate as an entry
-	 * too high (retreat_rate, 6 of 12 jumps). */
-	if (in->sibling_pkts && in->cur_rtt_us)
-		j.pacing_Bps = (__u64)j.cwnd * tp->mss_cache * HS_USEC_PER_SEC / in->cur_rtt_us;
 	if (st->follow_up)
 		hs_follow_up_cap(tp, &j);
 	return j;
