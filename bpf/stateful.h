@@ -62,7 +62,7 @@ struct hs_start {
 	__u8 signalled;             /* the flow has had a congestion signal (hs_note_congestion) */
 	__u8 armed;                 /* Reconnaissance said go: the jump waits for data beyond the window (hs_try_jump) */
 	__u8 budget_waited;         /* the peer's budget was spent when it would have jumped: it waits, armed */
-	__u8 shared;                /* the peer's other flows were open beside it: it measured a share of the path */
+	__u8 shared;                /* the peer's other flows were open at its start or sent beside it: it measured a share */
 	__u8 restarting;            /* armed by an idle restart (lib/restart.h): the jump reads restart_from */
 	__u8 fast_open;             /* a TCP Fast Open child, started at the SYN: the kernel's, nothing written */
 	__u8 from_prefix;           /* no entry: started from its prefix's (lib/prefix.h), a copy in restart_from */
@@ -344,7 +344,11 @@ static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
 }
 
 /* The flow's packets in flight, into its peer's pkts_out (s_cubic's room rule reads it): on a
- * change of at least 8 packets or an eighth, so that not every ACK writes the map. */
+ * change of at least 8 packets or an eighth, so that not every ACK writes the map. Others'
+ * packets in flight beside its own make it a flow that measured a share (hs_store), also
+ * when they came after its start: marked at its start alone, a page's connections that
+ * were first to jump then carried objects beside five others, and an s_bbr page lowered
+ * the entry from 97 to 32 Mbit/s. */
 static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
 {
 	__u32 was = st->reported_out, d = in_flight > was ? in_flight - was : was - in_flight;
@@ -360,6 +364,8 @@ static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
 	else
 		__sync_fetch_and_add(&n->pkts_out, in_flight - was);
 	st->reported_out = in_flight;
+	if (n->pkts_out > in_flight)
+		st->shared = 1;
 }
 
 /* A loss episode (Recovery, or an RTO) of one of the peer's flows: its time. */

@@ -508,6 +508,32 @@ static void test_an_idle_open_connection_takes_no_share(void)
 	host_close(&a);
 }
 
+/* A flow alone at its jump, then beside a sibling that came later (a page's first
+ * connection, whose objects went beside five others): it measured a share, and may
+ * raise its peer's entry, not lower it. */
+static void test_a_flow_joined_later_measures_a_share(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 4000000);
+	CHECK(flow_of(&a)->start.outcome == HS_JUMPS && !flow_of(&a)->start.shared, "alone at its jump");
+	for (int i = 0; i < 2000 && !counter(HS_VALIDATED); i++)
+		host_ack(&a, 2);
+	CHECK(counter(HS_VALIDATED) == 1 && a.tp.write_seq - a.tp.snd_una > 2000000, "validated at the path's rate, half of it still to send");
+	a.link_Bps = BW_100M / 4;  /* from here on it gets a quarter of the path */
+	host_open(&b, ops, PEER, 50002, RTT_US);
+	host_write(&b, 2000000);
+	host_ack(&b, 2);
+	host_ack_all(&a);
+	CHECK(flow_of(&a)->start.shared, "a sibling's packets in flight beside its own: a share");
+	host_close(&a);
+	CHECK(entry(PEER) && entry(PEER)->bw_bytes_per_s == BW_100M, "the entry not lowered: %llu",
+	      entry(PEER) ? (unsigned long long)entry(PEER)->bw_bytes_per_s : 0ULL);
+	host_ack_all(&b);
+	host_close(&b);
+}
+
 /* A browser's six connections, each fetching 70 packets at once: each jumps to what
  * it has to send, at most an even share of the budget among the peer's open
  * connections, all within it; a seventh finds too little left. A preconnect that
@@ -1277,6 +1303,7 @@ int main(void)
 	test_six_tls_connections_share_as_they_write();
 	test_siblings_starting_together_keep_the_override();
 	test_an_idle_open_connection_takes_no_share();
+	test_a_flow_joined_later_measures_a_share();
 	test_override_refusals_have_one_reason_each();
 	test_tls_exchange_jumps_when_the_response_comes();
 	test_app_limited_then_cwnd_limited_jumps_at_the_write();
