@@ -54,14 +54,6 @@ pub struct FlowTrace {
     pub retrans: u64,
 }
 
-impl FlowTrace {
-    fn add(&mut self, other: &FlowTrace) {
-        self.discards.beyond_edge += other.discards.beyond_edge;
-        self.discards.unread += other.discards.unread;
-        self.retrans += other.retrans;
-    }
-}
-
 /// The lab's per-flow tracer of retransmissions and receivers' discards.
 /// Counts while it lives; pins nothing.
 pub struct FlowTracer {
@@ -83,39 +75,52 @@ impl FlowTracer {
 
     /// What the flows from `sender_port` to the receiver ports `receiver_ports` did
     /// (curl's parallel connections take a range), summed; the counts are removed
-    /// (ports are not reused within a run, but across runs).
+    /// (ports are not reused within a run, but across runs). One lookup a port: the maps
+    /// also hold every other TCP flow of the machine's.
     pub fn take(&self, receiver_ports: std::ops::Range<u16>, sender_port: u16) -> FlowTrace {
-        self.take_where(|receiver, sender| sender == sender_port && receiver_ports.contains(&receiver))
+        let mut sum = FlowTrace::default();
+        for receiver in receiver_ports {
+            self.take_key(((receiver as u32) << 16 | sender_port as u32).to_ne_bytes(), &mut sum);
+        }
+        sum
     }
 
     /// What any flow from `sender_port` did (a browser's connections, whose ports the
     /// lab does not choose), summed; the counts are removed.
     pub fn take_sent_from(&self, sender_port: u16) -> FlowTrace {
-        self.take_where(|_, sender| sender == sender_port)
-    }
-
-    fn take_where(&self, wanted: impl Fn(u16, u16) -> bool) -> FlowTrace {
-        use libbpf_rs::{MapCore, MapFlags};
+        use libbpf_rs::MapCore;
         let mut sum = FlowTrace::default();
-        for (map, is_discards) in [("lab_beyond_window", true), ("lab_retransmits", false)] {
-            let Some(m) = self.obj.maps().find(|m| m.name() == map) else { continue };
-            for key in m.keys().collect::<Vec<_>>() {
-                let k = u32::from_ne_bytes(key[..4].try_into().unwrap_or_default());
-                if !wanted((k >> 16) as u16, k as u16) {
-                    continue;
-                }
-                if let Some(v) = m.lookup(&key, MapFlags::ANY).ok().flatten() {
-                    let one = if is_discards {
-                        FlowTrace { discards: abi::LabDiscards::from_bytes(&v).unwrap_or_default(), retrans: 0 }
-                    } else {
-                        FlowTrace { retrans: u64::from_ne_bytes(v[..8].try_into().unwrap_or_default()), ..Default::default() }
-                    };
-                    sum.add(&one);
-                }
-                let _ = m.delete(&key);
-            }
+        let mut keys = Vec::new();
+        for map in self.obj.maps().filter(|m| m.name() == "lab_beyond_window" || m.name() == "lab_retransmits") {
+            keys.extend(map.keys().filter(|k| u32::from_ne_bytes(k[..4].try_into().unwrap_or_default()) & 0xffff == u32::from(sender_port)));
+        }
+        keys.sort();
+        keys.dedup();
+        for key in keys {
+            self.take_key(key[..4].try_into().unwrap_or_default(), &mut sum);
         }
         sum
+    }
+
+    /// One flow's counts (key: the receiver's port << 16 | the sender's), added to `sum`
+    /// and removed.
+    fn take_key(&self, key: [u8; 4], sum: &mut FlowTrace) {
+        use libbpf_rs::{MapCore, MapFlags};
+        for m in self.obj.maps() {
+            let discards = m.name() == "lab_beyond_window";
+            if !discards && m.name() != "lab_retransmits" {
+                continue;
+            }
+            let Some(v) = m.lookup(&key, MapFlags::ANY).ok().flatten() else { continue };
+            if discards {
+                let d = abi::LabDiscards::from_bytes(&v).unwrap_or_default();
+                sum.discards.beyond_edge += d.beyond_edge;
+                sum.discards.unread += d.unread;
+            } else {
+                sum.retrans += u64::from_ne_bytes(v[..8].try_into().unwrap_or_default());
+            }
+            let _ = m.delete(&key);
+        }
     }
 }
 
