@@ -4,7 +4,7 @@
 //! emulator stopped, namespaces deleted, nothing left behind).
 
 use crate::emulator::runner::{open_tun_in, ClientPort, Emulator, EmulatorSpec};
-use crate::emulator::stats::{EmulatorReport, ExternalDrops, FlowKey};
+use crate::emulator::stats::{Connections, EmulatorReport, ExternalDrops, FlowKey};
 use crate::emulator::model::DirectionConfig;
 use crate::experiment::CcSpec;
 use crate::topology::{Topology, TUN_NAME};
@@ -33,6 +33,8 @@ impl Cores {
 pub struct FlowOutcome {
     pub client: usize,
     pub key: FlowKey,
+    /// Its connections as the emulator saw them (their drops and queueing).
+    pub connections: Connections,
     pub cc: CcSpec,
     pub size: u64,
     pub client_flow: Result<ClientFlow, String>,
@@ -294,7 +296,8 @@ impl Testbed {
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
         let trace = self.tracer.as_ref().map(|t| t.take(port..port + conns as u16, server.port()));
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, trace, page: None })
+        let connections = Connections::Ports { key, count: conns as u16 };
+        Ok(FlowOutcome { client, key, connections, cc: cc.clone(), size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after, resume, trace, page: None })
     }
 
     /// A flow the other way: client `client` sends `size` bytes to the lab's server
@@ -310,7 +313,7 @@ impl Testbed {
         let client_flow = sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_upload(server, local, size, &kernel_cc, timeout, &interrupt)))?;
         let key = FlowKey::new(local.ip(), local.port());
         let server_info = self.server.as_ref().and_then(|s| s.take_result(key, Duration::from_secs(5)));
-        Ok(FlowOutcome { client, key, cc, size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after: None, resume: None, trace: None, page: None })
+        Ok(FlowOutcome { client, key, connections: Connections::Ports { key, count: 1 }, cc, size, client_flow: client_flow.map_err(|e| format!("{e:#}")), server: server_info, table_after: None, resume: None, trace: None, page: None })
     }
 
     /// The client end of a flow from peer `peer` of client `client`: its address and the
@@ -356,7 +359,8 @@ impl Testbed {
         let resume = self.resume_outcome(server, local, cc);
         let table_after = self.table_entry_after(local.ip(), cc);
         let trace = self.tracer.as_ref().map(|t| t.take(port..port + 1, server.port()));
-        Ok(FlowOutcome { client, key: FlowKey::new(local.ip(), port), cc: cc.clone(), size, client_flow, server: None, table_after, resume, trace, page: counted })
+        let key = FlowKey::new(local.ip(), port);
+        Ok(FlowOutcome { client, key, connections: Connections::Ports { key, count: 1 }, cc: cc.clone(), size, client_flow, server: None, table_after, resume, trace, page: counted })
     }
 
     /// One page load by a fresh browser in client `client`'s namespace: the page of
@@ -372,7 +376,10 @@ impl Testbed {
             t.take_sent_from(HTTP_PORT); // none left from an earlier load
         }
         let (tcp_before, starts_before) = (read_snmp_tcp(&self.topo.server.netns)?, counters());
+        let emulator = self.emulator.as_ref().context("no emulator")?;
+        emulator.label_new_flows(load_id);
         let load = traffic::page_load(&host.netns, http, server, &path, load_id, self.flow_timeout, self.rest_cpu);
+        emulator.label_new_flows(0);
         self.interrupt.check()?;
         // The last connections close when the browser goes; their records come a round trip later.
         std::thread::sleep(RELEASE_WAIT.min(Duration::from_millis(500)));
@@ -412,7 +419,7 @@ impl Testbed {
             Err(e) => (Err(format!("{e:#}")), None),
         };
         let table_after = self.table_entry_after(local.ip(), cc);
-        Ok(FlowOutcome { client, key, cc: cc.clone(), size, client_flow, server: None, table_after, resume: None, trace, page })
+        Ok(FlowOutcome { client, key, connections: Connections::Labelled(load_id), cc: cc.clone(), size, client_flow, server: None, table_after, resume: None, trace, page })
     }
 
     /// What the path table holds for the client after a flow of a headstart

@@ -2,7 +2,7 @@
 //! Poisson arrivals of Pareto-sized flows, and competing long flows.
 
 use crate::emulator::model::SplitMix64;
-use crate::emulator::stats::{AccuracySummary, FlowKey};
+use crate::emulator::stats::{AccuracySummary, Connections, FlowStats};
 use crate::experiment::{CcSpec, CompetingFlow, Experiment, Workload};
 use crate::testbed::{FlowOutcome, Testbed, TestbedSpec};
 use crate::metrics::{jain_index, FlowRow};
@@ -118,11 +118,11 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
     let mut rows = Vec::new();
     let mut keys = Vec::new();
     let mut cwnd_series = HashMap::new();
-    let mut push = |rows: &mut Vec<FlowRow>, keys: &mut Vec<FlowKey>, o: FlowOutcome, role: &str, rep: u32, ipv6: bool| {
+    let mut push = |rows: &mut Vec<FlowRow>, keys: &mut Vec<Connections>, o: FlowOutcome, role: &str, rep: u32, ipv6: bool| {
         if let Some(s) = o.server.as_ref().filter(|s| !s.series.is_empty() && role == "measured") {
             cwnd_series.insert(rows.len(), s.series.clone());
         }
-        keys.push(o.key);
+        keys.push(o.connections);
         rows.push(FlowRow::from_outcome(exp, &o, role, rep, ipv6, started));
     };
     let mut competing_meta = None;
@@ -267,9 +267,11 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
         }
     }
     let report = lab.down()?;
+    // Each outcome's connections, their counts added (a page's, curl's parallel ones).
+    let stats: Vec<Option<FlowStats>> = keys.iter().map(|&c| c.stats_in(&report.flows)).collect();
     let mut throughput_series = Vec::new();
-    for (row, key) in rows.iter_mut().zip(&keys) {
-        if let Some(st) = report.flows.get(key) {
+    for (row, st) in rows.iter_mut().zip(&stats) {
+        if let Some(st) = st {
             row.queue_delay_mean_ms = Some(st.mean_queue_delay_ms());
             row.queue_delay_max_ms = Some(st.queue_delay_max_ns as f64 / 1e6);
             row.emulator_late_max_ms = Some(st.late_max_ns as f64 / 1e6);
@@ -282,15 +284,15 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
     }
     let (mut packets, mut retransmissions) = (Vec::new(), Vec::new());
     if exp.packet_series {
-        for (i, key) in keys.iter().enumerate() {
-            if let Some(st) = report.flows.get(key) {
+        for (i, st) in stats.iter().enumerate() {
+            if let Some(st) = st {
                 packets.push((i, st.packets.iter().map(|&(t, q)| (t as f64 / 1e9, q as f64 / 1e3)).collect()));
                 retransmissions.push((i, st.retransmissions_ns.iter().map(|&t| t as f64 / 1e9).collect()));
             }
         }
     }
     if let Some(bin_ns) = competing_meta {
-        let series: Vec<&Vec<u64>> = keys.iter().map(|k| report.flows.get(k).map(|s| &s.series)).map(|s| s.unwrap_or(&EMPTY)).collect();
+        let series: Vec<&Vec<u64>> = stats.iter().map(|s| s.as_ref().map_or(&EMPTY, |s| &s.series)).collect();
         let bins = series.iter().map(|s| s.len()).max().unwrap_or(0);
         let bin_s = bin_ns as f64 / 1e9;
         for b in 0..bins {

@@ -126,6 +126,7 @@ pub struct Emulator {
     stop: Arc<AtomicBool>,
     next_ordinal: Arc<AtomicU64>,
     down_rate_permille: Arc<AtomicU32>,
+    label: Arc<AtomicU64>,
     handle: Option<JoinHandle<Result<EmulatorReport>>>,
 }
 
@@ -140,11 +141,13 @@ impl Emulator {
         let next_ordinal2 = next_ordinal.clone();
         let down_rate_permille = Arc::new(AtomicU32::new(1000));
         let down_rate_permille2 = down_rate_permille.clone();
+        let label = Arc::new(AtomicU64::new(0));
+        let label2 = label.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let handle = std::thread::Builder::new()
             .name("emulator".into())
             .spawn(move || {
-                let mut lp = match Loop::new(spec, server, server_addrs, clients, next_ordinal2, down_rate_permille2) {
+                let mut lp = match Loop::new(spec, server, server_addrs, clients, next_ordinal2, down_rate_permille2, label2) {
                     Ok(lp) => {
                         let _ = ready_tx.send(Ok(()));
                         lp
@@ -157,7 +160,7 @@ impl Emulator {
                 lp.run(&stop2)
             })?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(Emulator { stop, next_ordinal, down_rate_permille, handle: Some(handle) }),
+            Ok(Ok(())) => Ok(Emulator { stop, next_ordinal, down_rate_permille, label, handle: Some(handle) }),
             Ok(Err(e)) => {
                 let _ = handle.join();
                 bail!("emulator failed to start: {e}")
@@ -179,6 +182,12 @@ impl Emulator {
     /// connection idled.
     pub fn set_down_rate(&self, fraction: f64) {
         self.down_rate_permille.store(((fraction * 1000.0).round() as u32).clamp(1, 1000), Ordering::SeqCst);
+    }
+
+    /// Labels the flows whose first SYN comes from now on (`FlowStats::label`; 0: none):
+    /// the connections of a page load, whose ports the browser picks.
+    pub fn label_new_flows(&self, label: u64) {
+        self.label.store(label, Ordering::SeqCst);
     }
 
     pub fn stop(mut self) -> Result<EmulatorReport> {
@@ -234,6 +243,8 @@ struct Loop {
     next_ordinal: Arc<AtomicU64>,
     /// `Emulator::set_down_rate`, in thousandths.
     down_rate_permille: Arc<AtomicU32>,
+    /// `Emulator::label_new_flows`.
+    label: Arc<AtomicU64>,
     start_ns: u64,
 }
 
@@ -301,6 +312,7 @@ impl Loop {
         clients: Vec<ClientPort>,
         next_ordinal: Arc<AtomicU64>,
         down_rate_permille: Arc<AtomicU32>,
+        label: Arc<AtomicU64>,
     ) -> Result<Loop> {
         if let Some(cpu) = spec.cpu {
             sys::pin_to_cpu(cpu)?;
@@ -344,6 +356,7 @@ impl Loop {
             flows_per_link: vec![0; links],
             next_ordinal,
             down_rate_permille,
+            label,
         })
     }
 
@@ -489,6 +502,7 @@ impl Loop {
             let st = self.flows.entry(key).or_default();
             if syn && !downlink && st.first_ns.is_none() {
                 st.first_ns = Some(now);
+                st.label = self.label.load(Ordering::Relaxed);
             }
             if retransmission {
                 st.retransmissions_ns.push(now);

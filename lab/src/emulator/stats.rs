@@ -96,6 +96,8 @@ impl FlowKey {
 pub struct FlowStats {
     /// When the client's SYN reached the emulator (emulator clock, ns).
     pub first_ns: Option<u64>,
+    /// The lab's label when that SYN came (`Emulator::label_new_flows`; 0: none).
+    pub label: u64,
     pub last_ns: u64,
     pub down_packets: u64,
     pub down_bytes: u64,
@@ -125,6 +127,37 @@ pub struct FlowStats {
 }
 
 impl FlowStats {
+    /// Adds another connection's counts (one outcome of several connections).
+    pub fn add(&mut self, o: &FlowStats) {
+        self.first_ns = match (self.first_ns, o.first_ns) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_ns = self.last_ns.max(o.last_ns);
+        self.down_packets += o.down_packets;
+        self.down_bytes += o.down_bytes;
+        self.down_dropped_buffer += o.down_dropped_buffer;
+        self.down_dropped_loss += o.down_dropped_loss;
+        self.down_dropped_loss_acks += o.down_dropped_loss_acks;
+        self.down_dropped_aqm += o.down_dropped_aqm;
+        self.down_marked_ce += o.down_marked_ce;
+        self.up_packets += o.up_packets;
+        self.up_dropped += o.up_dropped;
+        self.queue_delay_sum_ns += o.queue_delay_sum_ns;
+        self.queue_delay_max_ns = self.queue_delay_max_ns.max(o.queue_delay_max_ns);
+        self.late_max_ns = self.late_max_ns.max(o.late_max_ns);
+        if self.series.len() < o.series.len() {
+            self.series.resize(o.series.len(), 0);
+        }
+        for (a, b) in self.series.iter_mut().zip(&o.series) {
+            *a += b;
+        }
+        self.packets.extend_from_slice(&o.packets);
+        self.packets.sort_unstable();
+        self.retransmissions_ns.extend_from_slice(&o.retransmissions_ns);
+        self.retransmissions_ns.sort_unstable();
+    }
+
     pub fn mean_queue_delay_ms(&self) -> f64 {
         if self.down_packets == 0 { 0.0 } else { self.queue_delay_sum_ns as f64 / self.down_packets as f64 / 1e6 }
     }
@@ -168,6 +201,36 @@ pub struct EmulatorReport {
     pub server_tcpext: std::collections::BTreeMap<String, u64>,
     /// The same for the clients (receiver-side drops show here: TCPRcvQDrop, ...).
     pub client_tcpext: std::collections::BTreeMap<String, u64>,
+}
+
+/// Which of the emulator's flows (client ends) one outcome of the lab was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connections {
+    /// `count` consecutive ports from the key's (curl's parallel connections take a range).
+    Ports { key: FlowKey, count: u16 },
+    /// Every flow labelled so (`Emulator::label_new_flows`): a page load's, whose ports
+    /// the browser picks. Page loads run one at a time.
+    Labelled(u64),
+}
+
+impl Connections {
+    /// Its flows among the emulator's, their counts added; None if it saw none of them.
+    pub fn stats_in(self, flows: &HashMap<FlowKey, FlowStats>) -> Option<FlowStats> {
+        let mut sum: Option<FlowStats> = None;
+        let mut add = |st: &FlowStats| sum.get_or_insert_with(FlowStats::default).add(st);
+        match self {
+            Connections::Ports { key, count } => {
+                for port in key.port..key.port.saturating_add(count.max(1)) {
+                    if let Some(st) = flows.get(&FlowKey { port, ..key }) {
+                        add(st);
+                    }
+                }
+            }
+            Connections::Labelled(0) => {}
+            Connections::Labelled(label) => flows.values().filter(|st| st.label == label).for_each(add),
+        }
+        sum
+    }
 }
 
 impl EmulatorReport {
@@ -315,5 +378,39 @@ mod tests {
         big.record(5_000_000); // beyond the last bucket: clamped, max kept exact
         assert_eq!(big.max, 5_000_000);
         assert_eq!(big.total, 1);
+    }
+
+    #[test]
+    fn an_outcomes_connections_are_added_up() {
+        let at = |port| FlowKey::new("10.77.1.1".parse().unwrap(), port);
+        let flow = |label, drops, queue_ns, max_ns| FlowStats {
+            label,
+            down_packets: 10,
+            down_dropped_buffer: drops,
+            queue_delay_sum_ns: queue_ns,
+            queue_delay_max_ns: max_ns,
+            series: vec![1, 2],
+            first_ns: Some(label * 100 + drops),
+            ..Default::default()
+        };
+        let flows: HashMap<FlowKey, FlowStats> = [
+            (at(40000), flow(0, 1, 10_000_000, 3)),
+            (at(40001), flow(0, 2, 30_000_000, 9)),
+            (at(40002), flow(0, 4, 0, 1)),
+            (at(50000), flow(7, 8, 0, 0)),
+            (at(50417), flow(7, 16, 0, 0)),
+            (at(50500), flow(8, 32, 0, 0)),
+        ]
+        .into();
+        let two = Connections::Ports { key: at(40000), count: 2 }.stats_in(&flows).unwrap();
+        assert_eq!((two.down_dropped_buffer, two.down_packets, two.queue_delay_max_ns), (3, 20, 9));
+        assert_eq!(two.mean_queue_delay_ms(), 2.0);
+        assert_eq!((two.series, two.first_ns), (vec![2, 4], Some(1)));
+        assert_eq!(Connections::Ports { key: at(40002), count: 1 }.stats_in(&flows).unwrap().down_dropped_buffer, 4);
+        // A page's connections, wherever the browser put them; another load's apart.
+        assert_eq!(Connections::Labelled(7).stats_in(&flows).unwrap().down_dropped_buffer, 24);
+        assert!(Connections::Labelled(9).stats_in(&flows).is_none());
+        assert!(Connections::Labelled(0).stats_in(&flows).is_none(), "0 labels nothing");
+        assert!(Connections::Ports { key: at(40003), count: 1 }.stats_in(&flows).is_none());
     }
 }
