@@ -380,7 +380,7 @@ fn query<T: redis::FromRedisValue>(cmd: &redis::Cmd, con: &mut redis::Connection
 /// messages any node passes to all.
 enum Store {
     Single(redis::Connection),
-    Cluster { keys: redis::cluster::ClusterConnection, node: redis::Connection },
+    Cluster { keys: Box<redis::cluster::ClusterConnection>, node: redis::Connection },
 }
 
 impl Store {
@@ -394,7 +394,7 @@ impl Store {
             .response_timeout(REDIS_TIMEOUT)
             .build()
             .and_then(|c| c.get_connection())?;
-        Ok(Store::Cluster { keys, node })
+        Ok(Store::Cluster { keys: Box::new(keys), node })
     }
 
     fn write(&mut self, due: &[Shared], prefix: &str, ttl_ms: u64) -> Result<()> {

@@ -124,10 +124,10 @@ pub fn parse_probability(text: &str) -> Result<f64> {
 
 pub fn fmt_size(bytes: u64) -> String {
     const K: u64 = 1024;
-    if bytes >= K * K && bytes % (K * K / 4) == 0 {
+    if bytes >= K * K && bytes.is_multiple_of(K * K / 4) {
         let m = bytes as f64 / (K * K) as f64;
         if m.fract() == 0.0 { format!("{}M", m as u64) } else { format!("{m}M") }
-    } else if bytes >= K && bytes % K == 0 {
+    } else if bytes >= K && bytes.is_multiple_of(K) {
         format!("{}K", bytes / K)
     } else {
         format!("{bytes}B")

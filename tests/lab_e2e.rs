@@ -71,7 +71,7 @@ fn trace_link_delivers_the_trace_average() {
     let mut lines = Vec::new();
     for ms in 1..=400u32 {
         let n = if ms > 300 { 0 } else { [3, 0, 1, 2][ms as usize % 4] };
-        lines.extend(std::iter::repeat(ms.to_string()).take(n));
+        lines.extend(std::iter::repeat_n(ms.to_string(), n));
     }
     lines.push("400".into());
     let trace = t.path().join("bursty.trace");

@@ -11,6 +11,8 @@ pub struct Cli {
     pub command: LabCommand,
 }
 
+// Parsed once per run: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 pub enum LabCommand {
     /// Sequential flows of each size, for each congestion control (paper Fig. 2/7).

@@ -210,7 +210,8 @@ pub(crate) fn num(s: &str) -> f64 {
 fn cwnd_over_time(path: &Path, csv: &Path) -> std::result::Result<(), DynErr> {
     let recs = read_csv(csv)?;
     let max_size = recs.iter().map(|r| num(&r[2]) as u64).max().unwrap_or(0);
-    let mut flows: Vec<(String, String, Vec<(f64, f64)>)> = Vec::new(); // (row, cc, points)
+    type Flow = (String, String, Vec<(f64, f64)>); // (row, cc, points)
+    let mut flows: Vec<Flow> = Vec::new();
     for r in recs.iter().filter(|r| num(&r[2]) as u64 == max_size) {
         if !flows.iter().any(|f| f.0 == r[0]) {
             if flows.iter().any(|f| f.1 == r[1]) {

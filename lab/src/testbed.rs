@@ -28,6 +28,9 @@ impl Cores {
     }
 }
 
+/// A server route as set: (initcwnd, congctl, tcp_slow_start_after_idle = 0).
+type RouteSetting = (Option<u32>, Option<String>, bool);
+
 /// One finished flow: the client's view and the server's.
 #[derive(Clone, Debug)]
 pub struct FlowOutcome {
@@ -124,7 +127,7 @@ pub struct Testbed {
     pub interrupt: Interrupt,
     next_port: AtomicU16,
     /// The server route's (initcwnd, congctl) and tcp_slow_start_after_idle = 0, as last set.
-    current_route: std::sync::Mutex<Option<(Option<u32>, Option<String>, bool)>>,
+    current_route: std::sync::Mutex<Option<RouteSetting>>,
     rest_cpu: Option<usize>,
     external_before: ExternalDrops,
     pub flow_timeout: Duration,
@@ -281,7 +284,7 @@ impl Testbed {
                 let cc_port = self.server_ccs.iter().position(|c| *c == cc.kernel).context("congestion control not served")?;
                 let server = SocketAddr::new(self.topo.server.addr(ipv6), SERVER_PORT + cc_port as u16);
                 let nth = self.flows_begun.fetch_add(1, Ordering::Relaxed) + 1;
-                let stall = if nth % u64::from(self.reader_stall_every) == 0 { self.reader_stall } else { Duration::ZERO };
+                let stall = if nth.is_multiple_of(u64::from(self.reader_stall_every)) { self.reader_stall } else { Duration::ZERO };
                 let (kernel_cc, timeout, interrupt) = (cc.kernel.clone(), self.flow_timeout + self.reader_stall, self.interrupt.clone());
                 (server, sys::run_in_netns(&host.ns, self.rest_cpu, move || Ok(traffic::client_flow(server, local, size, &kernel_cc, timeout, stall, &interrupt)))?)
             }

@@ -674,7 +674,7 @@ impl Knobs {
     /// out of today's range falls back to the default), the others are returned as
     /// dropped. None if the record was never written.
     pub fn carried_from(b: &[u8]) -> Result<Option<(Knobs, Vec<String>)>> {
-        ensure!(b.len() % 4 == 0 && b.len() >= 4, "knob record of {} bytes", b.len());
+        ensure!(b.len().is_multiple_of(4) && b.len() >= 4, "knob record of {} bytes", b.len());
         let word = |i: usize| u32::from_ne_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
         if word(0) == 0 {
             return Ok(None);
@@ -913,7 +913,7 @@ mod tests {
         assert_eq!(k, before, "a refused value changes nothing");
         assert_eq!(Knobs::from_record(&k.to_record(6)).unwrap(), Some(k.clone()));
         assert_eq!(k.to_record(6).len(), Knobs::RECORD_SIZE);
-        assert_eq!(Knobs::from_record(&vec![0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
+        assert_eq!(Knobs::from_record(&[0; Knobs::RECORD_SIZE]).unwrap(), None, "never written");
         let mut corrupt = k.to_record(6);
         let slot = 4 * (2 + knob("ipv6_prefix_len").unwrap().0);
         corrupt[slot..slot + 4].copy_from_slice(&0u32.to_ne_bytes());
@@ -958,7 +958,7 @@ mod tests {
         // A record of an older 1.x release: a prefix (six knobs): max_age_s is its sixth.
         let (k, _) = Knobs::carried_from(&rec[..4 * 7]).unwrap().unwrap();
         assert_eq!((k.get("max_age_s").unwrap(), k.get("mode").unwrap()), (900, 0), "knobs it lacked: defaults");
-        assert_eq!(Knobs::carried_from(&vec![0; 8]).unwrap(), None, "never written");
+        assert_eq!(Knobs::carried_from(&[0; 8]).unwrap(), None, "never written");
         assert!(Knobs::carried_from(&[7, 7, 7, 7, 0, 0, 0, 0]).is_err(), "an unknown version");
         let mut long = rec.clone();
         long.extend_from_slice(&[0; 4]);

@@ -651,7 +651,7 @@ pub fn outcome_name(o: &abi::FlowOutcome) -> &'static str {
 /// Path table entries, newest first.
 pub fn table_entries() -> Result<Vec<(Peer, PathEntry)>> {
     let mut out = read_entries(&paths_map()?, false)?;
-    out.sort_by(|a, b| b.1.stored_ns.cmp(&a.1.stored_ns));
+    out.sort_by_key(|e| std::cmp::Reverse(e.1.stored_ns));
     Ok(out)
 }
 

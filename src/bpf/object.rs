@@ -84,8 +84,7 @@ pub fn open_and_load(name: &str, elf: &'static Aligned<[u8]>, pin_root: &Path, s
 /// kernel copies in and back; the program's return value.
 pub fn run_syscall(obj: &mut Object, name: &str, ctx: &mut [u8]) -> Result<u32> {
     let prog = obj.progs_mut().find(|p| p.name() == name).with_context(|| format!("BPF object has no program {name}"))?;
-    let mut input = libbpf_rs::ProgramInput::default();
-    input.context_in = Some(ctx);
+    let input = libbpf_rs::ProgramInput { context_in: Some(ctx), ..Default::default() };
     let out = prog.test_run(input).map_err(|e| anyhow::anyhow!("running {name}: {e}"))?;
     Ok(out.return_value)
 }
@@ -204,7 +203,7 @@ impl PinnedMap {
     }
 
     pub fn lookup(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        Ok(self.map.lookup(key, MapFlags::ANY).context("map lookup")?)
+        self.map.lookup(key, MapFlags::ANY).context("map lookup")
     }
 
     pub fn get<K: Record, V: Record>(&self, key: &K) -> Result<Option<V>> {
@@ -212,7 +211,7 @@ impl PinnedMap {
     }
 
     pub fn update(&self, key: &[u8], value: &[u8]) -> Result<()> {
-        Ok(self.map.update(key, value, MapFlags::ANY).context("map update")?)
+        self.map.update(key, value, MapFlags::ANY).context("map update")
     }
 
     pub fn put<K: Record, V: Record>(&self, key: &K, value: &V) -> Result<()> {
@@ -292,7 +291,7 @@ impl PinnedMap {
     pub fn update_batch(&self, keys: &[u8], values: &[u8]) -> Result<()> {
         const BATCH: usize = 4096;
         let (ks, vs) = (self.key_size() as usize, self.value_size() as usize);
-        anyhow::ensure!(keys.len() % ks == 0 && values.len() % vs == 0 && keys.len() / ks == values.len() / vs, "batch of mismatched records");
+        anyhow::ensure!(keys.len().is_multiple_of(ks) && values.len().is_multiple_of(vs) && keys.len() / ks == values.len() / vs, "batch of mismatched records");
         let (fd, opts) = self.batch_call();
         for (k, v) in keys.chunks(ks * BATCH).zip(values.chunks(vs * BATCH)) {
             let mut count = (k.len() / ks) as u32;
@@ -311,7 +310,7 @@ impl PinnedMap {
     pub fn delete_batch(&self, keys: &[u8]) -> Result<()> {
         const BATCH: usize = 4096;
         let ks = self.key_size() as usize;
-        anyhow::ensure!(keys.len() % ks == 0, "batch of mismatched keys");
+        anyhow::ensure!(keys.len().is_multiple_of(ks), "batch of mismatched keys");
         let (fd, opts) = self.batch_call();
         let mut rest = keys;
         while !rest.is_empty() {

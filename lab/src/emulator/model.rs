@@ -15,6 +15,7 @@
 //!      reordering: a packet is never delivered before the one ahead of it),
 //!   5. optionally, aggregation: deliveries held to the next multiple of N ms, so that
 //!      they arrive in bursts as over Wi-Fi (A-MPDU) or LTE (ACKs of a subframe).
+//!
 //! Because the link is FIFO and the delay constant, a packet's departure and delivery
 //! times are known the moment it is accepted; the model computes them then and keeps
 //! the packets in one FIFO ordered by delivery time.
@@ -209,7 +210,7 @@ impl<P: Copy> Direction<P> {
     pub fn new(config: DirectionConfig) -> Self {
         let rng = SplitMix64::new(config.seed);
         let aqm = AqmState::new(config.aqm.clone(), config.ecn, config.seed);
-        let jitter_rng = SplitMix64::new(config.seed ^ 0x7177_E4);
+        let jitter_rng = SplitMix64::new(config.seed ^ 0x71_77E4);
         Direction {
             aqm,
             jitter_rng,

@@ -457,9 +457,7 @@ impl Loop {
         } else {
             // Learn which client owns a source address (a client may stand for many
             // peers), so that replies find their way back.
-            if !self.client_by_addr.contains_key(&hdr.src) {
-                self.client_by_addr.insert(hdr.src, from - 1);
-            }
+            self.client_by_addr.entry(hdr.src).or_insert(from - 1);
             let to_server = hdr.dst == self.server_v6 || hdr.dst[12..] == self.server_v4 && hdr.dst[..12] == V4_MAPPED;
             if !to_server {
                 self.report.unroutable += 1;

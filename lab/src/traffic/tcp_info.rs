@@ -48,33 +48,6 @@ impl TcpInfo {
     pub fn sndbuf_limited_us(&self) -> u64 { self.0.tcpi_sndbuf_limited }
 }
 
-#[cfg(test)]
-mod tests {
-    /// The byte offsets uapi/linux/tcp.h gives the fields the lab reads: libc's
-    /// struct must agree with the kernel's.
-    #[test]
-    fn libc_tcp_info_has_the_kernel_layout() {
-        use std::mem::offset_of;
-        type T = libc::tcp_info;
-        for (name, got, want) in [
-            ("snd_mss", offset_of!(T, tcpi_snd_mss), 16),
-            ("rtt", offset_of!(T, tcpi_rtt), 68),
-            ("snd_ssthresh", offset_of!(T, tcpi_snd_ssthresh), 76),
-            ("snd_cwnd", offset_of!(T, tcpi_snd_cwnd), 80),
-            ("total_retrans", offset_of!(T, tcpi_total_retrans), 100),
-            ("pacing_rate", offset_of!(T, tcpi_pacing_rate), 104),
-            ("min_rtt", offset_of!(T, tcpi_min_rtt), 148),
-            ("delivery_rate", offset_of!(T, tcpi_delivery_rate), 160),
-            ("rwnd_limited", offset_of!(T, tcpi_rwnd_limited), 176),
-            ("sndbuf_limited", offset_of!(T, tcpi_sndbuf_limited), 184),
-            ("bytes_sent", offset_of!(T, tcpi_bytes_sent), 200),
-            ("bytes_retrans", offset_of!(T, tcpi_bytes_retrans), 208),
-        ] {
-            assert_eq!(got, want, "tcpi_{name}");
-        }
-    }
-}
-
 pub(super) fn current_congestion(fd: i32) -> Option<String> {
     let mut name = [0u8; 16];
     let mut len = name.len() as libc::socklen_t;
@@ -107,4 +80,31 @@ pub fn set_congestion(fd: i32, cc: &str) -> Result<()> {
         bail!("TCP_CONGESTION {cc}: {}", std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The byte offsets uapi/linux/tcp.h gives the fields the lab reads: libc's
+    /// struct must agree with the kernel's.
+    #[test]
+    fn libc_tcp_info_has_the_kernel_layout() {
+        use std::mem::offset_of;
+        type T = libc::tcp_info;
+        for (name, got, want) in [
+            ("snd_mss", offset_of!(T, tcpi_snd_mss), 16),
+            ("rtt", offset_of!(T, tcpi_rtt), 68),
+            ("snd_ssthresh", offset_of!(T, tcpi_snd_ssthresh), 76),
+            ("snd_cwnd", offset_of!(T, tcpi_snd_cwnd), 80),
+            ("total_retrans", offset_of!(T, tcpi_total_retrans), 100),
+            ("pacing_rate", offset_of!(T, tcpi_pacing_rate), 104),
+            ("min_rtt", offset_of!(T, tcpi_min_rtt), 148),
+            ("delivery_rate", offset_of!(T, tcpi_delivery_rate), 160),
+            ("rwnd_limited", offset_of!(T, tcpi_rwnd_limited), 176),
+            ("sndbuf_limited", offset_of!(T, tcpi_sndbuf_limited), 184),
+            ("bytes_sent", offset_of!(T, tcpi_bytes_sent), 200),
+            ("bytes_retrans", offset_of!(T, tcpi_bytes_retrans), 208),
+        ] {
+            assert_eq!(got, want, "tcpi_{name}");
+        }
+    }
 }
