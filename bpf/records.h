@@ -269,8 +269,9 @@ struct hs_open_flows {
 	__u64 last_loss_ns;
 	__u32 armed;                /* of them, armed: waiting for data to jump with (stateful.h) */
 	__u32 starting;             /* of them, in their jump's first round (Unvalidated, paced) */
+	__u64 delivered;            /* bytes its flows delivered, as each last reported (lib/ensemble.h) */
 };
-_Static_assert(sizeof(struct hs_open_flows) == 24, "hs_open_flows is 24 bytes (was a __u32 count, then 16 bytes)");
+_Static_assert(sizeof(struct hs_open_flows) == 32, "hs_open_flows is 32 bytes (was a __u32 count, then 16, then 24 bytes)");
 
 /* hs_rwnd value: one flow's receive-window override, written by the controller at the
  * jump and kept up to date by the tc program on every ACK (lib/rwnd_grant.h). Window

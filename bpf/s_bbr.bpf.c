@@ -258,7 +258,8 @@ void BPF_PROG(s_bbr_acked, struct sock *sk, const struct ack_sample *sample)
 	if (!flow)
 		return;
 	hs_estimator_on_ack(&flow->estimator, hs_tcp_sk(sk), sample->rtt_us);
-	hs_open_report(&flow->start, hs_packets_in_flight(hs_tcp_sk(sk)));
+	hs_open_report(&flow->start, hs_tcp_sk(sk), hs_packets_in_flight(hs_tcp_sk(sk)),
+		       bbr_of(sk)->min_rtt_us == ~0U ? 0 : bbr_of(sk)->min_rtt_us);
 }
 
 SEC("struct_ops")

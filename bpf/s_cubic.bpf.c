@@ -315,7 +315,7 @@ void BPF_PROG(s_cubic_acked, struct sock *sk, const struct ack_sample *sample)
 	else if (!flow->start.startup)
 		after_ack(sk, flow, sample->rtt_us > 0 ? (__u32)sample->rtt_us : 0);
 	hs_estimator_on_ack(&flow->estimator, tp, sample->rtt_us);
-	hs_open_report(&flow->start, hs_packets_in_flight(tp));
+	hs_open_report(&flow->start, tp, hs_packets_in_flight(tp), flow->min_rtt_us);
 }
 
 SEC("struct_ops")

@@ -17,6 +17,7 @@
 
 #include <bpf/bpf_core_read.h>
 #include "lib/path_key.h"
+#include "lib/ensemble.h"
 #include "lib/restart.h"
 #include "lib/resume.h"
 #include "lib/rwnd_grant.h"
@@ -80,6 +81,7 @@ struct hs_start {
 	__u32 no_queue_retrans_at;  /* tp->total_retrans when that episode began */
 	__u32 prior_overshoots;     /* the entry's overshoots when it was looked up */
 	__u64 cached_Bps;           /* the entry's rate the start used (or would have) */
+	struct hs_ensemble ensemble; /* what the peer's flows delivered beside it (lib/ensemble.h) */
 	struct hs_path restart_from; /* a restart's memory (the flow's own estimate, or a copy of the peer's entry), or a prefix start's */
 };
 
@@ -344,28 +346,44 @@ static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
 }
 
 /* The flow's packets in flight, into its peer's pkts_out (s_cubic's room rule reads it): on a
- * change of at least 8 packets or an eighth, so that not every ACK writes the map. Others'
+ * change of at least 8 packets or an eighth, so that not every ACK writes the map; and
+ * what it delivered, into its peer's sum, every HS_ENSEMBLE_REPORT_PKTS packets. Others'
  * packets in flight beside its own make it a flow that measured a share (hs_store), also
  * when they came after its start: marked at its start alone, a page's connections that
  * were first to jump then carried objects beside five others, and an s_bbr page lowered
- * the entry from 97 to 32 Mbit/s. */
-static __always_inline void hs_open_report(struct hs_start *st, __u32 in_flight)
+ * the entry from 97 to 32 Mbit/s. While it has such siblings it reads what they all
+ * delivered (lib/ensemble.h), over windows of two min RTTs (0: not known yet). */
+static __always_inline void hs_open_report(struct hs_start *st, const struct tcp_sock *tp, __u32 in_flight, __u32 min_rtt_us)
 {
 	__u32 was = st->reported_out, d = in_flight > was ? in_flight - was : was - in_flight;
+	__u64 unreported = hs_ensemble_unreported(&st->ensemble, tp->bytes_acked);
+	int out_due = d && (d >= 8 || d * 8 >= was);
 	struct hs_open_flows *n;
 
-	if (!st->open_counted || !d || (d < 8 && d * 8 < was))
+	if (!st->open_counted || (!out_due && unreported < (__u64)HS_ENSEMBLE_REPORT_PKTS * tp->mss_cache))
 		return;
 	n = bpf_map_lookup_elem(&hs_open, &st->path);
 	if (!n)
 		return;
-	if (in_flight < was)
-		hs_pkts_out_sub(n, was - in_flight);
-	else
-		__sync_fetch_and_add(&n->pkts_out, in_flight - was);
-	st->reported_out = in_flight;
-	if (n->pkts_out > in_flight)
+	if (out_due) {
+		if (in_flight < was)
+			hs_pkts_out_sub(n, was - in_flight);
+		else
+			__sync_fetch_and_add(&n->pkts_out, in_flight - was);
+		st->reported_out = in_flight;
+	}
+	if (unreported) {
+		__sync_fetch_and_add(&n->delivered, unreported);
+		st->ensemble.reported = tp->bytes_acked;
+	}
+	if (n->pkts_out > st->reported_out) {
 		st->shared = 1;
+		if (min_rtt_us)
+			hs_ensemble_sample(&st->ensemble, n->delivered, tp->tcp_mstamp, 2 * (__u64)min_rtt_us,
+					   (__u64)(n->open > 1 ? n->open - 1 : 0) * HS_ENSEMBLE_REPORT_PKTS * tp->mss_cache);
+	} else {
+		hs_ensemble_alone(&st->ensemble);
+	}
 }
 
 /* A loss episode (Recovery, or an RTO) of one of the peer's flows: its time. */
@@ -630,7 +648,7 @@ static __always_inline void hs_set_jump(struct sock *sk, struct hs_start *st, co
 	st->data_cut = j->data_cut;
 	st->rwnd_cut = j->rwnd_cut;
 	st->resume.jump_Bps = j->pacing_Bps;
-	hs_open_report(st, j->cwnd);  /* in flight within the RTT: a flow starting beside it counts it */
+	hs_open_report(st, hs_tcp_sk(sk), j->cwnd, 0);  /* in flight within the RTT: a flow starting beside it counts it */
 	sk->sk_pacing_rate = j->pacing_Bps;
 	if (st->capped)
 		hs_set_max_pacing(sk, j->pacing_Bps);
@@ -1211,6 +1229,10 @@ HS_SUBPROG int hs_store(struct tcp_sock *tp __arg_trusted, const struct hs_start
 	 * written yet: the controllers are the kernel's own. */
 	if (st->untrusted || cfg.version != HS_CONFIG_VERSION)
 		return 0;
+	/* Beside its siblings the flow measured its share; they delivered together what
+	 * the path carries for the peer (lib/ensemble.h). */
+	if (st->shared && st->ensemble.max_Bps > bw)
+		bw = st->ensemble.max_Bps;
 	/* Shadow mode's score: the entry against this flow's own estimate, where the
 	 * estimate is one the flow would have been allowed to store. */
 	if (st->shadow && hs_worth_storing(bw, min_rtt_us, tp->mss_cache) &&

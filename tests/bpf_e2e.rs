@@ -1009,7 +1009,7 @@ fn hs_open_values() -> Vec<(u32, u32, u32, u32)> {
         .iter()
         .map(|e| {
             let v: Vec<u8> = e["value"].as_array().unwrap().iter().map(byte).collect();
-            assert_eq!(v.len(), 24, "hs_open values are struct hs_open_flows: {e}");
+            assert_eq!(v.len(), 32, "hs_open values are struct hs_open_flows: {e}");
             let word = |at: usize| u32::from_ne_bytes(v[at..at + 4].try_into().unwrap());
             (word(0), word(4), word(16), word(20))
         })

@@ -95,6 +95,7 @@ c_record! {
         pub last_loss_ns: u64,
         pub armed: u32,
         pub starting: u32,
+        pub delivered: u64,
     }
 }
 

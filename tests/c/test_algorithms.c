@@ -6,6 +6,7 @@
 #include "../../bpf/lib/startup.h"
 #include "../../bpf/lib/suss.h"
 #include "../../bpf/lib/shadow.h"
+#include "../../bpf/lib/ensemble.h"
 #include "check.h"
 
 static int near(double got, double want, double rel)
@@ -461,8 +462,31 @@ static void test_shadow_buckets(void)
 	CHECK(hs_shadow_bucket(m, 0) == HS_SHADOW_BUCKETS - 1, "nothing measured: the open bucket");
 }
 
+/* The ensemble's reading (lib/ensemble.h): the peer's delivered sum over windows of
+ * at least the given length, less the slack; a report alone ends the window. */
+static void test_ensemble_windows(void)
+{
+	struct hs_ensemble e = {};
+
+	hs_ensemble_sample(&e, 1000, 100000, 100000, 0);
+	CHECK(e.max_Bps == 0 && e.from_us == 100000, "the first report opens a window");
+	hs_ensemble_sample(&e, 600000, 150000, 100000, 0);
+	CHECK(e.max_Bps == 0 && e.from_sum == 1000, "half a window: nothing read yet");
+	hs_ensemble_sample(&e, 1251000, 200000, 100000, 0);
+	CHECK(e.max_Bps == 12500000, "1.25 MB in 100 ms: 12.5 MB/s, read %llu", (unsigned long long)e.max_Bps);
+	hs_ensemble_sample(&e, 1876000, 300000, 100000, 125000);
+	CHECK(e.max_Bps == 12500000, "a slower window (less its slack: 5 MB/s) keeps the fastest");
+	hs_ensemble_alone(&e);
+	hs_ensemble_sample(&e, 9000000, 310000, 100000, 0);
+	CHECK(e.max_Bps == 12500000 && e.from_sum == 9000000, "alone between: a new window, what came meanwhile not read");
+	hs_ensemble_sample(&e, 9000100, 200000, 100000, 0);
+	CHECK(e.max_Bps == 12500000 && e.from_us == 200000, "a clock that went back opens a new window");
+	CHECK(hs_ensemble_unreported(&e, 5) == 5 && (e.reported = 9, hs_ensemble_unreported(&e, 5) == 0), "unreported bytes");
+}
+
 int main(void)
 {
+	test_ensemble_windows();
 	test_suss_worked_example();
 	test_suss_conditions();
 	test_shadow_buckets();
