@@ -26,6 +26,7 @@
 #include "lib/tuned.h"
 #include "pacing.h"
 #include "path_table.h"
+#include "estimator.h"
 
 /* The controller's side of the start (struct hs_policy): what differs between s_cubic
  * and s_bbr, in one place. */
@@ -356,9 +357,9 @@ static __always_inline void hs_pkts_out_sub(struct hs_open_flows *n, __u32 k)
 static __always_inline void hs_open_report(struct hs_start *st, const struct tcp_sock *tp, __u32 in_flight, __u32 min_rtt_us)
 {
 	__u32 was = st->reported_out, d = in_flight > was ? in_flight - was : was - in_flight;
-	/* SACKed bytes count when SACKed: cumulatively acked only once a hole was filled,
-	 * a loss recovery's bytes came in one window (136 Mbit/s read off 100). */
-	__u64 delivered = tp->bytes_acked + (__u64)tp->sacked_out * tp->mss_cache;
+	/* SACKed bytes count when SACKed (as GCBE counts them): cumulatively acked only once
+	 * a hole was filled, a loss recovery's bytes came in one window (136 Mbit/s read off 100). */
+	__u64 delivered = hs_delivered_bytes(tp);
 	__u64 unreported = hs_ensemble_unreported(&st->ensemble, delivered);
 	int out_due = d && (d >= 8 || d * 8 >= was);
 	struct hs_open_flows *n;

@@ -116,13 +116,13 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
     let lab = Testbed::up(testbed_spec(exp), interrupt)?;
     let started = lab.origin;
     let mut rows = Vec::new();
-    let mut keys = Vec::new();
+    let mut connections = Vec::new();
     let mut cwnd_series = HashMap::new();
-    let mut push = |rows: &mut Vec<FlowRow>, keys: &mut Vec<Connections>, o: FlowOutcome, role: &str, rep: u32, ipv6: bool| {
+    let mut push = |rows: &mut Vec<FlowRow>, connections: &mut Vec<Connections>, o: FlowOutcome, role: &str, rep: u32, ipv6: bool| {
         if let Some(s) = o.server.as_ref().filter(|s| !s.series.is_empty() && role == "measured") {
             cwnd_series.insert(rows.len(), s.series.clone());
         }
-        keys.push(o.connections);
+        connections.push(o.connections);
         rows.push(FlowRow::from_outcome(exp, &o, role, rep, ipv6, started));
     };
     let mut competing_meta = None;
@@ -145,7 +145,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                 pb.set_message(format!("{} primer", c.label));
                 lab.name_next_flow(PRIMER_ORDINAL);
                 let o = lab.flow(0, 0, c, primer_bytes(sizes), *ipv6)?;
-                push(&mut rows, &mut keys, o, "primer", 0, *ipv6);
+                push(&mut rows, &mut connections, o, "primer", 0, *ipv6);
                 pb.inc(1);
                 std::thread::sleep(settle);
             }
@@ -167,13 +167,13 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                         } else {
                             lab.name_next_flow(ordinal);
                             let o = lab.flow(0, 0, c, warm_size.unwrap_or(size), *ipv6)?;
-                            push(&mut rows, &mut keys, o, "warmup", rep, *ipv6);
+                            push(&mut rows, &mut connections, o, "warmup", rep, *ipv6);
                             pb.inc(1);
                             std::thread::sleep(settle);
                         }
                         lab.name_next_flow(ordinal + 1);
                         let o = lab.flow(0, 0, c, size, *ipv6)?;
-                        push(&mut rows, &mut keys, o, "measured", rep, *ipv6);
+                        push(&mut rows, &mut connections, o, "measured", rep, *ipv6);
                         pb.inc(1);
                         std::thread::sleep(settle);
                     }
@@ -246,7 +246,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
                 all
             };
             for (o, role) in per_cc.into_iter().flatten() {
-                push(&mut rows, &mut keys, o, role, 0, false);
+                push(&mut rows, &mut connections, o, role, 0, false);
             }
             pb.finish_and_clear();
         }
@@ -260,7 +260,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
             let pb = progress(flows.len() as u64, quiet);
             let outcomes = run_competing(&lab, flows, cc, &pb)?;
             for (o, f) in outcomes.into_iter().zip(flows) {
-                push(&mut rows, &mut keys, o, if f.reverse { "reverse" } else { "measured" }, 0, false);
+                push(&mut rows, &mut connections, o, if f.reverse { "reverse" } else { "measured" }, 0, false);
             }
             pb.finish_and_clear();
             competing_meta = Some(*bin_ns);
@@ -268,7 +268,7 @@ pub fn run(exp: &Experiment, interrupt: Interrupt, quiet: bool) -> Result<RunRes
     }
     let report = lab.down()?;
     // Each outcome's connections, their counts added (a page's, curl's parallel ones).
-    let stats: Vec<Option<FlowStats>> = keys.iter().map(|&c| c.stats_in(&report.flows)).collect();
+    let stats: Vec<Option<FlowStats>> = connections.iter().map(|&c| c.stats_in(&report.flows)).collect();
     let mut throughput_series = Vec::new();
     for (row, st) in rows.iter_mut().zip(&stats) {
         if let Some(st) = st {
