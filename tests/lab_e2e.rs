@@ -496,6 +496,8 @@ fn fleet_runs_servers_behind_a_balancer_with_their_agents() {
         assert_eq!(m["failed"].as_u64(), Some(0), "{mode}: {m}");
         assert_eq!(m["hits"].as_u64().unwrap() + m["misses"].as_u64().unwrap(), flows, "{mode}: every connection looked its peer up once: {m}");
         assert!(m["hit_rate"].as_f64().is_some() && m["mean_fct_ms"].as_f64().unwrap() > 0.0, "{m}");
+        let (ideal, bound, mean) = (m["ideal_mean_fct_ms"].as_f64().unwrap(), m["bound_mean_fct_ms"].as_f64().unwrap(), m["mean_fct_ms"].as_f64().unwrap());
+        assert!(0.0 < ideal && ideal <= bound && bound <= mean, "{mode}: no flow beats its empty path's time: {m}");
         assert_eq!(rows.lines().filter(|l| l.starts_with(&format!("{mode},"))).count() as u64, flows);
     }
     let agents = &summary["fleet"]["agents"];

@@ -4,7 +4,7 @@
 //! mode's hit rate (the controller's hits over its lookups) and mean FCT.
 
 use crate::experiment::{Experiment, FleetWorkload, Tables};
-use crate::metrics::{mean, median};
+use crate::metrics::{mean, median, t_min_s};
 use crate::testbed::Testbed;
 use crate::workloads::{poisson_schedule, progress, testbed_spec, wait_until};
 use anyhow::{Context, Result};
@@ -59,6 +59,11 @@ pub struct ModeSummary {
     pub median_fct_ms: f64,
     /// Connections after a session's first (the ones a table can help).
     pub mean_fct_ms_repeat: f64,
+    /// The ceiling: every flow at its time on the empty path (two round trips and its
+    /// bytes at the link's rate: metrics::t_min_s); and this mode's first connections as
+    /// measured with every later one at that time, the most any table can give.
+    pub ideal_mean_fct_ms: f64,
+    pub bound_mean_fct_ms: f64,
     pub flows: usize,
     pub failed: usize,
     pub hits: u64,
@@ -336,6 +341,10 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         summary.mean_fct_ms = mean(&fcts);
         summary.median_fct_ms = median(&mut fcts);
         summary.mean_fct_ms_repeat = mean(&repeat);
+        let ideal_ms = |size: u64| t_min_s(size, 1448 /* IPv4 peers */, exp.link.rtt_ns as f64 / 1e9, exp.link.capacity_bps) * 1e3;
+        let done: Vec<_> = results.iter().filter_map(|r| r.5.as_ref().ok().map(|&f| (r.1, r.3, f))).collect();
+        summary.ideal_mean_fct_ms = mean(&done.iter().map(|&(_, size, _)| ideal_ms(size)).collect::<Vec<_>>());
+        summary.bound_mean_fct_ms = mean(&done.iter().map(|&(conn, size, f)| if conn == 0 { f } else { ideal_ms(size) }).collect::<Vec<_>>());
         summary.agents = agent_counts;
         if let Some((at, len)) = outage {
             let during: Vec<_> = results.iter().filter(|r| r.4 >= at && r.4 < at + len.as_secs_f64()).collect();
@@ -385,7 +394,7 @@ fn agent_counts(status: &Path) -> serde_json::Value {
 /// The terminal table.
 pub fn table(out: &[(Tables, ModeSummary)]) -> String {
     let mut t = comfy_table::Table::new();
-    t.set_header(["tables", "flows", "failed", "hit rate", "prefix starts", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
+    t.set_header(["tables", "flows", "failed", "hit rate", "prefix starts", "mean FCT ms", "median FCT ms", "repeat conns mean FCT ms", "bound ms", "jumps", "validated", "retreats", "drops", "discards", "queue ms", "agents applied"]);
     for (m, s) in out {
         t.add_row(vec![
             serde_json::to_value(m).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default(),
@@ -396,6 +405,7 @@ pub fn table(out: &[(Tables, ModeSummary)]) -> String {
             format!("{:.1}", s.mean_fct_ms),
             format!("{:.1}", s.median_fct_ms),
             format!("{:.1}", s.mean_fct_ms_repeat),
+            format!("{:.1}", s.bound_mean_fct_ms),
             s.jumps.to_string(),
             s.validated.to_string(),
             s.retreats.to_string(),
