@@ -222,11 +222,6 @@ HS_INLINE __u64 gcbe_cycle_estimate_idle(const struct gcbe *g, __u32 *saturated,
 	return est < bound ? est : bound;
 }
 
-HS_INLINE __u64 gcbe_cycle_estimate_saturated(const struct gcbe *g, __u32 *saturated)
-{
-	return gcbe_cycle_estimate_idle(g, saturated, 1);
-}
-
 /* The current cycle's busy interior rate if the cycle was aggregated, else 0. */
 HS_INLINE __u64 gcbe_cycle_interior_rate(const struct gcbe *g)
 {
@@ -264,11 +259,6 @@ HS_INLINE void gcbe_push_both(struct gcbe *g, __u64 estimate, __u32 saturated, _
 	g->samples[i] = estimate;
 	g->ring_next = i + 1 < GCBE_SAMPLES ? i + 1 : 0;
 	g->nsamples++;
-}
-
-HS_INLINE void gcbe_push_saturated(struct gcbe *g, __u64 estimate, __u32 saturated)
-{
-	gcbe_push_both(g, estimate, saturated, estimate, saturated);
 }
 
 /* Closes the current cycle: its estimate, with and without the idle time, pushed if

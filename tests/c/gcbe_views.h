@@ -23,12 +23,12 @@ static inline __u64 gcbe_on_ack(struct gcbe *g, __u64 now_us, __u64 acked, __u64
 
 static inline void gcbe_push(struct gcbe *g, __u64 estimate)
 {
-	gcbe_push_saturated(g, estimate, 0);
+	gcbe_push_both(g, estimate, 0, estimate, 0);
 }
 
 static inline __u64 gcbe_cycle_estimate(const struct gcbe *g)
 {
-	return gcbe_cycle_estimate_saturated(g, 0);
+	return gcbe_cycle_estimate_idle(g, 0, 1);
 }
 
 static inline __u64 gcbe_saturated_median(const struct gcbe *g)
