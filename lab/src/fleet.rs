@@ -48,6 +48,9 @@ struct Row {
     size: u64,
     start_s: f64,
     fct_ms: Option<f64>,
+    discards_after_hole: Option<u64>,
+    discards_unread: Option<u64>,
+    retrans: Option<u64>,
     error: Option<String>,
 }
 
@@ -78,8 +81,17 @@ pub struct ModeSummary {
     /// p99 lateness (a run above 1 ms is flagged: the machine, not the path).
     pub bottleneck_drops: u64,
     pub client_beyond_window: u64,
+    /// The same discards traced to the run's flows, by the kernel's reason: a segment
+    /// that began past the window's edge (behind a hole), or one that ended past it while
+    /// the receive queue held unread data (a reader slower than the override let in);
+    /// and the flows' retransmitted segments.
+    pub discards_after_hole: u64,
+    pub discards_unread: u64,
+    pub retrans: u64,
     pub queue_delay_mean_ms: f64,
     pub emulator_late_p99_ms: f64,
+    /// Packets lost outside the emulated link (its TUN queue, the backlog, write errors).
+    pub drops_outside_model: u64,
     /// The fleet agents' totals (fleet mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agents: Option<serde_json::Value>,
@@ -252,7 +264,7 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
             (true, Some(ns)) => Some((plan.last().map(|s| s.start_s).unwrap_or(0.0) / 2.0, Duration::from_nanos(ns))),
             _ => None,
         };
-        type Done = Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>)>;
+        type Done = Vec<(usize, usize, std::net::IpAddr, u64, f64, Result<f64, String>, Option<crate::kernel::FlowTrace>)>;
         let (results, caught_up): (Done, Option<f64>) = std::thread::scope(|s| -> Result<_> {
             let lab = &lab;
             let outage_thread = outage.map(|(at, len)| {
@@ -294,9 +306,11 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
                             std::thread::sleep(Duration::from_nanos(w.think_ns));
                         }
                         let start = t0.elapsed().as_secs_f64();
-                        let r = lab.flow(client, peer, cc, size, false).map_err(|e| format!("{e:#}")).and_then(|o| o.client_flow.map(|f| f.fct.as_secs_f64() * 1e3));
+                        let outcome = lab.flow(client, peer, cc, size, false).map_err(|e| format!("{e:#}"));
+                        let trace = outcome.as_ref().ok().and_then(|o| o.trace);
+                        let r = outcome.and_then(|o| o.client_flow.map(|f| f.fct.as_secs_f64() * 1e3));
                         pb.inc(1);
-                        done.push((i, j, addr, size, start, r));
+                        done.push((i, j, addr, size, start, r, trace));
                     }
                     done
                 }));
@@ -321,8 +335,16 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         let mut summary = ModeSummary::default();
         summary.bottleneck_drops = report.flows.values().map(|f| f.down_dropped_buffer).sum();
         summary.client_beyond_window = report.client_tcpext.get("BeyondWindow").copied().unwrap_or(0);
+        let traces = results.iter().filter_map(|r| r.6);
+        (summary.discards_after_hole, summary.discards_unread, summary.retrans) =
+            traces.fold((0, 0, 0), |(h, u, t), f| (h + f.discards.beyond_edge, u + f.discards.unread, t + f.retrans));
         summary.queue_delay_mean_ms = report.down_queue_delay_us.mean() / 1000.0;
-        summary.emulator_late_p99_ms = report.summary().lateness_p99_ms;
+        let accuracy = report.summary();
+        if !quiet {
+            eprintln!("lab: {mode:?}: {}", accuracy.one_line());
+        }
+        summary.emulator_late_p99_ms = accuracy.lateness_p99_ms;
+        summary.drops_outside_model = accuracy.external.tun_tx_dropped + accuracy.external.tun_rx_dropped + accuracy.external.softnet_dropped + accuracy.write_errors;
         if let Some(a) = abi {
             let d = |n: &str| counter(&after, a, n).saturating_sub(counter(&before, a, n));
             summary.hits = d("hits");
@@ -357,15 +379,16 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
                 caught_up_after_s: caught_up,
             });
         }
-        for (session, connection, addr, size, start_s, r) in results {
-            rows.push(Row { tables: mode, session, connection, peer: addr.to_string(), size, start_s, fct_ms: r.as_ref().ok().copied(), error: r.err() });
+        for (session, connection, addr, size, start_s, r, trace) in results {
+            let (discards_after_hole, discards_unread, retrans) = trace.map_or((None, None, None), |t| (Some(t.discards.beyond_edge), Some(t.discards.unread), Some(t.retrans)));
+            rows.push(Row { tables: mode, session, connection, peer: addr.to_string(), size, start_s, fct_ms: r.as_ref().ok().copied(), discards_after_hole, discards_unread, retrans, error: r.err() });
         }
         out.push((mode, summary));
     }
-    let mut csv = String::from("tables,session,connection,peer,size,start_s,fct_ms,error\n");
+    let mut csv = String::from("tables,session,connection,peer,size,start_s,fct_ms,discards_after_hole,discards_unread,retrans,error\n");
     for r in &rows {
         csv.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{}\n",
+            "{},{},{},{},{},{:.4},{},{},{},{},{}\n",
             serde_json::to_value(r.tables)?.as_str().unwrap_or("?"),
             r.session,
             r.connection,
@@ -373,6 +396,9 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
             r.size,
             r.start_s,
             r.fct_ms.map(|f| format!("{f:.3}")).unwrap_or_default(),
+            r.discards_after_hole.map(|n| n.to_string()).unwrap_or_default(),
+            r.discards_unread.map(|n| n.to_string()).unwrap_or_default(),
+            r.retrans.map(|n| n.to_string()).unwrap_or_default(),
             r.error.as_deref().unwrap_or("").replace([',', '\n'], ";")
         ));
     }
