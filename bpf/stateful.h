@@ -1122,7 +1122,11 @@ static __always_inline int hs_no_queue_episode_random(const struct hs_start *st,
  * begins with no queue in the smoothed RTT (a queue shows before an overflow) is
  * random loss unless it lost a run as the RTT began to rise, and marks the path lossy
  * when the flow stores (hs_mark_after). One that lost a run is counted
- * (no_queue_overflows). */
+ * (no_queue_overflows). One that begins while an earlier episode's retransmissions
+ * are still out is that episode's tail, not new loss: an RTO in the repair of an
+ * s_bbr 8 MB flow's overflow (278 retransmissions out, the queue drained to 2 ms)
+ * marked the path lossy, and the peer's next jumps went without the window override
+ * for 12 s (RESULTS: the HTTPS sweep on a fresh machine). */
 static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc, struct hs_start *st, __u32 min_rtt_us)
 {
 	struct tcp_sock *tp = hs_tcp_sk(sk);
@@ -1141,7 +1145,7 @@ static __always_inline void hs_note_congestion(struct sock *sk, enum hs_cc_id cc
 		st->overrun_unanswered = 0;
 		return;
 	}
-	if (min_rtt_us && min_rtt_us != ~0U && !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
+	if (min_rtt_us && min_rtt_us != ~0U && !tp->retrans_out && !hs_queue_seen(tp->srtt_us >> 3, min_rtt_us)) {
 		st->no_queue_pending = 1;
 		st->no_queue_rising = hs_queue_rising(tp->srtt_us >> 3, min_rtt_us);
 		st->no_queue_retrans_at = tp->total_retrans;

@@ -1208,6 +1208,54 @@ static void test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh(void)
 	host_close(&a);
 }
 
+/* A warm flow that delivered its first 2 MB and is sending 2 MB more. */
+static void open_and_deliver(void)
+{
+	fresh();
+	seed(PEER, BW_100M, RTT_US, 10);
+	host_open(&a, ops, PEER, 50001, RTT_US);
+	host_write(&a, 2000000);
+	host_ack_all(&a);
+	host_write(&a, 2000000);
+	host_ack(&a, 2);
+}
+
+/* The lossy mark: a loss that begins with no queue in the RTT marks the path lossy when
+ * the flow stores. An RTO while an earlier episode's retransmissions are still out is
+ * that episode's tail (an overflow's repair, the queue drained by then), not new loss:
+ * no mark (an s_bbr 8 MB flow's such RTO refused the peer's override for 12 s). */
+static void test_only_a_fresh_loss_without_a_queue_marks_the_path_lossy(void)
+{
+	open_and_deliver();
+	a.tp.srtt_us = (RTT_US + 100) << 3;
+	host_lose(&a);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry(PEER) && (entry(PEER)->flags & HS_PATH_LOSSY), "a loss with no queue: the path is marked lossy");
+
+	open_and_deliver();
+	a.tp.srtt_us = (RTT_US + 20000) << 3;
+	host_lose(&a);
+	a.tp.srtt_us = (RTT_US + 100) << 3;
+	host_rto(&a);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry(PEER) && !(entry(PEER)->flags & HS_PATH_LOSSY), "an RTO in an overflow's repair: no mark (flags %u)",
+	      entry(PEER) ? entry(PEER)->flags : 0);
+
+	open_and_deliver();
+	a.tp.srtt_us = (RTT_US + 20000) << 3;
+	host_lose(&a);
+	host_ack_all(&a);
+	host_write(&a, 1000000);
+	host_ack(&a, 2);
+	a.tp.srtt_us = (RTT_US + 100) << 3;
+	host_rto(&a);
+	host_ack_all(&a);
+	host_close(&a);
+	CHECK(entry(PEER) && (entry(PEER)->flags & HS_PATH_LOSSY), "an RTO after the repair ended, no queue: marked");
+}
+
 static const struct hs_store_event *ring_event(int i)
 {
 	return i < host_ring_count ? (const struct hs_store_event *)host_ring[i] : NULL;
@@ -1373,6 +1421,7 @@ int main(void)
 	test_a_fast_open_flow_touches_nothing();
 	test_namespaces_keep_their_own_entries();
 	test_a_loss_after_an_undo_in_a_retreat_keeps_a_finite_ssthresh();
+	test_only_a_fresh_loss_without_a_queue_marks_the_path_lossy();
 	test_stores_and_deletes_reach_the_fleet_ring();
 	test_a_first_contact_starts_from_its_agreeing_prefix();
 	return check_report();
