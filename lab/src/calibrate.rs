@@ -111,7 +111,7 @@ pub fn calibrate(args: CalibrateArgs, out: &Output) -> Result<PathBuf> {
             .collect();
         let delivered = metrics::mean(&steady);
         let a = &res.accuracy;
-        let outside = a.external.tun_tx_dropped + a.external.tun_rx_dropped + a.external.softnet_dropped + a.write_errors;
+        let outside = a.lost_outside_model();
         let goodput = res.rows[0].throughput_mbps.unwrap_or(0.0);
         let ratio = delivered * 1e6 / bps;
         lines.push(format!("{rate},{delivered:.3},{ratio:.4},{:.3},{:.3},{:.3},{outside},{},{goodput:.3}", a.lateness_p50_ms, a.lateness_p99_ms, a.lateness_max_ms, a.down_dropped_buffer));

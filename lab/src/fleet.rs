@@ -332,19 +332,23 @@ pub fn run(exp: &Experiment, w: &FleetWorkload, dir: &Path, interrupt: Interrupt
         drop(agent);
         drop(redis);
         let report = lab.down()?;
-        let mut summary = ModeSummary::default();
-        summary.bottleneck_drops = report.flows.values().map(|f| f.down_dropped_buffer).sum();
-        summary.client_beyond_window = report.client_tcpext.get("BeyondWindow").copied().unwrap_or(0);
-        let traces = results.iter().filter_map(|r| r.6);
-        (summary.discards_after_hole, summary.discards_unread, summary.retrans) =
-            traces.fold((0, 0, 0), |(h, u, t), f| (h + f.discards.beyond_edge, u + f.discards.unread, t + f.retrans));
-        summary.queue_delay_mean_ms = report.down_queue_delay_us.mean() / 1000.0;
         let accuracy = report.summary();
         if !quiet {
             eprintln!("lab: {mode:?}: {}", accuracy.one_line());
         }
-        summary.emulator_late_p99_ms = accuracy.lateness_p99_ms;
-        summary.drops_outside_model = accuracy.external.tun_tx_dropped + accuracy.external.tun_rx_dropped + accuracy.external.softnet_dropped + accuracy.write_errors;
+        let (discards_after_hole, discards_unread, retrans) =
+            results.iter().filter_map(|r| r.6).fold((0, 0, 0), |(h, u, t), f| (h + f.discards.beyond_edge, u + f.discards.unread, t + f.retrans));
+        let mut summary = ModeSummary {
+            bottleneck_drops: report.flows.values().map(|f| f.down_dropped_buffer).sum(),
+            client_beyond_window: report.client_tcpext.get("BeyondWindow").copied().unwrap_or(0),
+            discards_after_hole,
+            discards_unread,
+            retrans,
+            queue_delay_mean_ms: report.down_queue_delay_us.mean() / 1000.0,
+            emulator_late_p99_ms: accuracy.lateness_p99_ms,
+            drops_outside_model: accuracy.lost_outside_model(),
+            ..Default::default()
+        };
         if let Some(a) = abi {
             let d = |n: &str| counter(&after, a, n).saturating_sub(counter(&before, a, n));
             summary.hits = d("hits");

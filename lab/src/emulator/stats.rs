@@ -264,19 +264,8 @@ impl EmulatorReport {
 
     pub fn summary(&self) -> AccuracySummary {
         let l = &self.lateness_us;
-        let outside = self.external.tun_tx_dropped + self.external.tun_rx_dropped + self.external.softnet_dropped + self.write_errors;
         let p99 = l.percentile(0.99) / 1000.0;
-        let mut warnings = Vec::new();
-        if p99 > LATENESS_P99_LIMIT_MS {
-            warnings.push(format!("p99 lateness {p99:.2} ms exceeds {LATENESS_P99_LIMIT_MS} ms"));
-        }
-        if outside > 0 {
-            warnings.push(format!("{outside} packets lost outside the model (TUN queue, backlog or write errors)"));
-        }
-        if !self.pool_locked {
-            warnings.push("packet pool could not be locked in memory".into());
-        }
-        AccuracySummary {
+        let mut s = AccuracySummary {
             packets: l.total,
             lateness_p50_ms: l.percentile(0.50) / 1000.0,
             lateness_p99_ms: p99,
@@ -299,9 +288,21 @@ impl EmulatorReport {
             unroutable: self.unroutable,
             pool_grown: self.pool_grown,
             pool_exhausted: self.pool_exhausted,
-            trustworthy: warnings.is_empty(),
-            warnings,
+            trustworthy: false,
+            warnings: Vec::new(),
+        };
+        if p99 > LATENESS_P99_LIMIT_MS {
+            s.warnings.push(format!("p99 lateness {p99:.2} ms exceeds {LATENESS_P99_LIMIT_MS} ms"));
         }
+        let outside = s.lost_outside_model();
+        if outside > 0 {
+            s.warnings.push(format!("{outside} packets lost outside the model (TUN queue, backlog or write errors)"));
+        }
+        if !self.pool_locked {
+            s.warnings.push("packet pool could not be locked in memory".into());
+        }
+        s.trustworthy = s.warnings.is_empty();
+        s
     }
 }
 
@@ -338,6 +339,11 @@ pub struct AccuracySummary {
 }
 
 impl AccuracySummary {
+    /// Packets lost outside the emulated link: the TUN queue, the backlog, write errors.
+    pub fn lost_outside_model(&self) -> u64 {
+        self.external.tun_tx_dropped + self.external.tun_rx_dropped + self.external.softnet_dropped + self.write_errors
+    }
+
     pub fn one_line(&self) -> String {
         format!(
             "emulator: {} pkts, lateness p50 {:.3} ms p99 {:.3} ms max {:.2} ms ({} preemptions, {} ms stolen); model drops: buffer {} loss {} (down), {} {} (up); outside model: tun {} backlog {}{}",
